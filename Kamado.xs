@@ -1,0 +1,456 @@
+/* Kamado.xs: glue between the C engine in src/ and Perl.
+ *
+ * C owns bytes and syscalls (src/kd_parser.c, src/kd_conn.c); this file
+ * only turns a parsed head into %env and a PSGI response into iovecs.
+ * Connections cross into Perl as file descriptor numbers. I/O failures
+ * return undef with $! set; croak is kept for caller bugs.
+ */
+#define PERL_NO_GET_CONTEXT
+#include "EXTERN.h"
+#include "perl.h"
+#include "XSUB.h"
+
+/* one translation unit, so the compiler can inline across the engine */
+#include "src/kd_parser.c"
+#include "src/kd_conn.c"
+
+typedef struct {
+    kd_loop *loop;
+    AV *templates;                  /* env template per listener */
+    char *head;                     /* response head buffer, reused */
+    size_t head_cap;
+} kd_xs;
+
+typedef kd_xs *Kamado__Loop;
+
+/* growable append into the reused head buffer */
+static void head_add(kd_xs *x, size_t *len, const char *s, size_t n)
+{
+    if (*len + n > x->head_cap) {
+        while (*len + n > x->head_cap)
+            x->head_cap *= 2;
+        Renew(x->head, x->head_cap, char);
+    }
+    memcpy(x->head + *len, s, n);
+    *len += n;
+}
+
+static kd_conn *serving_conn(pTHX_ kd_xs *x, int fd)
+{
+    kd_loop *l = x->loop;
+    if (fd < 0 || fd >= l->conns_cap || !l->conns[fd] || !l->conns[fd]->open)
+        croak("Kamado::Loop: fd %d is not an open connection", fd);
+    return l->conns[fd];
+}
+
+static int ci_name_eq(const char *s, STRLEN len, const char *lit)
+{
+    return ci_eq(s, (size_t)len, lit);
+}
+
+/* PSGI env for the head just parsed on c */
+static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
+{
+    const kd_request *r = &c->req;
+    SV **tmpl = av_fetch(x->templates, c->listener, 0);
+    HV *env = newHVhv((HV *)SvRV(*tmpl));
+    char key[256 + 5];
+    size_t i;
+    SV *path;
+
+    (void)hv_stores(env, "REQUEST_METHOD", newSVpvn(r->method, r->method_len));
+    (void)hv_stores(env, "REQUEST_URI", newSVpvn(r->target, r->target_len));
+    (void)hv_stores(env, "SERVER_PROTOCOL", newSVpvn(r->minor_version ? "HTTP/1.1" : "HTTP/1.0", 8));
+    (void)hv_stores(env, "QUERY_STRING", r->query ? newSVpvn(r->query, r->query_len) : newSVpvs(""));
+    (void)hv_stores(env, "REMOTE_ADDR", newSVpv(c->remote_addr, 0));
+    (void)hv_stores(env, "REMOTE_PORT", newSViv(c->remote_port));
+
+    /* PATH_INFO is the percent-decoded path (CGI/PSGI convention) */
+    path = newSV(r->path_len + 1);
+    SvPOK_on(path);
+    {
+        char *d = SvPVX(path);
+        const char *s = r->path, *e = r->path + r->path_len;
+        while (s < e) {
+            int h1, h2;
+            if (*s == '%' && e - s >= 3 && (h1 = hexval((unsigned char)s[1])) >= 0 &&
+                (h2 = hexval((unsigned char)s[2])) >= 0) {
+                *d++ = (char)(h1 * 16 + h2);
+                s += 3;
+            } else {
+                *d++ = *s++;
+            }
+        }
+        *d = '\0';
+        SvCUR_set(path, d - SvPVX(path));
+    }
+    (void)hv_stores(env, "PATH_INFO", path);
+
+    for (i = 0; i < r->num_headers; i++) {
+        const kd_header *h = &r->headers[i];
+        size_t klen, j;
+        const char *k;
+        SV **old;
+
+        /* underscores would let "X_Forwarded_For" pose as X-Forwarded-For */
+        if (memchr(h->name, '_', h->name_len) || h->name_len > 256)
+            continue;
+        if (ci_eq(h->name, h->name_len, "content-length")) {
+            k = "CONTENT_LENGTH"; klen = 14;
+        } else if (ci_eq(h->name, h->name_len, "content-type")) {
+            k = "CONTENT_TYPE"; klen = 12;
+        } else {
+            memcpy(key, "HTTP_", 5);
+            for (j = 0; j < h->name_len; j++) {
+                char ch = h->name[j];
+                key[5 + j] = ch == '-' ? '_' : (char)toUPPER(ch);
+            }
+            k = key;
+            klen = h->name_len + 5;
+        }
+        old = hv_fetch(env, k, (I32)klen, 0);
+        if (old && k == key) {
+            /* repeated fields are joined as one list (RFC 9110 5.3) */
+            sv_catpvs(*old, ", ");
+            sv_catpvn(*old, h->value, h->value_len);
+        } else {
+            (void)hv_store(env, k, (I32)klen, newSVpvn(h->value, h->value_len), 0);
+        }
+    }
+    return env;
+}
+
+static int no_body_status(int status)
+{
+    return (status >= 100 && status < 200) || status == 204 || status == 304;
+}
+
+/* Serialises status and headers into x->head and decides the framing.
+ * body_len is the total of an arrayref body, or -1 for a streamed one.
+ * Returns the head length, or 0 when a header is invalid (the caller
+ * answers 500). */
+static size_t build_head(pTHX_ kd_xs *x, kd_conn *c, int status, AV *headers, IV body_len)
+{
+    size_t len = 0;
+    char num[64];
+    int n, has_cl = 0, has_te = 0, has_date = 0;
+    SSize_t i, top = av_len(headers);
+    const char *reason = kd_reason(status);
+
+    if (status < 100 || status > 999 || (top + 1) % 2)
+        return 0;
+    if (x->loop->draining)
+        c->keepalive = 0;           /* the worker is about to exit */
+    n = snprintf(num, sizeof num, "HTTP/1.1 %d %s\r\n", status, reason[0] ? reason : "Unknown");
+    head_add(x, &len, num, (size_t)n);
+
+    for (i = 0; i < top; i += 2) {
+        SV **ksv = av_fetch(headers, i, 0), **vsv = av_fetch(headers, i + 1, 0);
+        STRLEN kl, vl, j;
+        const char *k, *v;
+        if (!ksv || !vsv || !SvOK(*ksv))
+            return 0;
+        k = SvPV(*ksv, kl);
+        v = SvOK(*vsv) ? SvPV(*vsv, vl) : (vl = 0, "");
+        if (kl == 0)
+            return 0;
+        for (j = 0; j < kl; j++)
+            if (!kd_is_tchar((unsigned char)k[j]))
+                return 0;
+        /* no CR, LF or NUL: they would split the response */
+        for (j = 0; j < vl; j++)
+            if (v[j] == '\r' || v[j] == '\n' || v[j] == '\0')
+                return 0;
+        switch (toLOWER(k[0])) {
+        case 'c':
+            if (ci_name_eq(k, kl, "content-length"))
+                has_cl = 1;
+            else if (ci_name_eq(k, kl, "connection")) {
+                /* framing of the connection is ours; honour a close */
+                if (ci_eq(v, vl, "close"))
+                    c->keepalive = 0;
+                continue;
+            }
+            break;
+        case 't':
+            if (ci_name_eq(k, kl, "transfer-encoding"))
+                has_te = 1;
+            break;
+        case 'd':
+            if (ci_name_eq(k, kl, "date"))
+                has_date = 1;
+            break;
+        }
+        head_add(x, &len, k, kl);
+        head_add(x, &len, ": ", 2);
+        head_add(x, &len, v, vl);
+        head_add(x, &len, "\r\n", 2);
+    }
+
+    c->resp_no_body = c->is_head || no_body_status(status);
+    c->resp_chunked = 0;
+    if (no_body_status(status)) {
+        /* nothing to frame */
+    } else if (has_te) {
+        c->keepalive = 0;           /* the app frames the body itself */
+    } else if (!has_cl) {
+        if (body_len >= 0) {
+            n = snprintf(num, sizeof num, "Content-Length: %" IVdf "\r\n", body_len);
+            head_add(x, &len, num, (size_t)n);
+        } else if (c->minor_version >= 1 && !c->is_head) {
+            head_add(x, &len, "Transfer-Encoding: chunked\r\n", 28);
+            c->resp_chunked = 1;
+        } else if (!c->is_head) {
+            c->keepalive = 0;       /* HTTP/1.0: the end of the body is the close */
+        }
+    }
+    if (!has_date) {
+        head_add(x, &len, "Date: ", 6);
+        head_add(x, &len, kd_date(x->loop), 29);
+        head_add(x, &len, "\r\n", 2);
+    }
+    if (!c->keepalive)
+        head_add(x, &len, "Connection: close\r\n\r\n", 21);
+    else if (c->minor_version == 0)
+        head_add(x, &len, "Connection: keep-alive\r\n\r\n", 26);
+    else
+        head_add(x, &len, "\r\n", 2);
+    return len;
+}
+
+MODULE = Kamado    PACKAGE = Kamado::Loop
+
+PROTOTYPES: DISABLE
+
+Kamado::Loop
+new(char *klass, AV *fds, AV *templates, HV *settings)
+CODE:
+{
+    int ifds[KD_MAX_LISTENERS];
+    SSize_t i, n = av_len(fds) + 1;
+    SV **v;
+    PERL_UNUSED_VAR(klass);
+    if (n < 1 || n > KD_MAX_LISTENERS || av_len(templates) + 1 != n)
+        croak("Kamado::Loop->new: need 1 to %d listeners, one env template each", KD_MAX_LISTENERS);
+    for (i = 0; i < n; i++) {
+        SV **t = av_fetch(templates, i, 0);
+        if (!t || !SvROK(*t) || SvTYPE(SvRV(*t)) != SVt_PVHV)
+            croak("Kamado::Loop->new: template %d is not a hash reference", (int)i);
+        ifds[i] = (int)SvIV(*av_fetch(fds, i, 0));
+    }
+    Newxz(RETVAL, 1, kd_xs);
+    RETVAL->loop = kd_loop_new(ifds, (int)n);
+    if (!RETVAL->loop) {
+        Safefree(RETVAL);
+        croak("Can't create the event loop: %s", strerror(errno));
+    }
+    RETVAL->templates = (AV *)SvREFCNT_inc((SV *)templates);
+    RETVAL->head_cap = 4096;
+    Newx(RETVAL->head, RETVAL->head_cap, char);
+#define SETTING(name, field, conv) \
+    if ((v = hv_fetchs(settings, name, 0)) && SvOK(*v)) RETVAL->loop->field = conv(*v)
+    SETTING("keepalive_timeout", keepalive_timeout, SvNV);
+    SETTING("header_timeout", header_timeout, SvNV);
+    SETTING("read_timeout", read_timeout, SvNV);
+    SETTING("write_timeout", write_timeout, SvNV);
+    SETTING("max_keepalive_reqs", max_keepalive_reqs, SvIV);
+    SETTING("max_conns", max_conns, SvIV);
+#undef SETTING
+}
+OUTPUT:
+    RETVAL
+
+void
+DESTROY(Kamado::Loop self)
+CODE:
+    kd_loop_free(self->loop);
+    SvREFCNT_dec((SV *)self->templates);
+    Safefree(self->head);
+    Safefree(self);
+
+void
+next_request(Kamado::Loop self, int timeout_ms)
+PPCODE:
+{
+    kd_conn *c;
+    int rv = kd_loop_next(self->loop, timeout_ms, &c);
+    if (rv < 0)
+        croak("Can't wait for connections: %s", strerror(errno));
+    if (rv == 0)
+        XSRETURN_EMPTY;
+    EXTEND(SP, 3);
+    mPUSHi(c->fd);
+    mPUSHs(newRV_noinc((SV *)build_env(aTHX_ self, c)));
+    /* 0: no body, 1: Content-Length, 2: chunked */
+    mPUSHi(c->chunked_body ? 2 : c->body_left > 0 ? 1 : 0);
+}
+
+SV *
+read_body(Kamado::Loop self, int fd, size_t max)
+CODE:
+{
+    kd_conn *c = serving_conn(aTHX_ self, fd);
+    ssize_t n;
+    RETVAL = newSV(max + 1);
+    n = kd_conn_read_body(self->loop, c, SvPVX(RETVAL), max);
+    if (n < 0) {
+        SvREFCNT_dec(RETVAL);
+        XSRETURN_UNDEF;
+    }
+    SvPOK_on(RETVAL);
+    SvCUR_set(RETVAL, n);
+    *SvEND(RETVAL) = '\0';
+}
+OUTPUT:
+    RETVAL
+
+void
+write_response(Kamado::Loop self, int fd, int status, AV *headers, AV *body)
+PPCODE:
+{
+    /* the common case, a complete response, in one sendmsg */
+    kd_conn *c = serving_conn(aTHX_ self, fd);
+    SSize_t i, nb = av_len(body) + 1;
+    struct iovec stack_iov[17], *iov = stack_iov;
+    IV total = 0;
+    size_t hlen;
+    int ok;
+
+    if (nb + 1 > 17)
+        Newx(iov, nb + 1, struct iovec);
+    for (i = 0; i < nb; i++) {
+        SV **e = av_fetch(body, i, 0);
+        STRLEN l = 0;
+        char *p = (e && SvOK(*e)) ? SvPVbyte(*e, l) : "";
+        iov[i + 1].iov_base = p;
+        iov[i + 1].iov_len = l;
+        total += (IV)l;
+    }
+    hlen = build_head(aTHX_ self, c, status, headers, total);
+    if (hlen == 0) {
+        if (iov != stack_iov)
+            Safefree(iov);
+        XSRETURN_NO;                 /* invalid: nothing was written */
+    }
+    iov[0].iov_base = self->head;
+    iov[0].iov_len = hlen;
+    ok = kd_write_all(self->loop, fd, iov, c->resp_no_body ? 1 : (int)nb + 1) == 0;
+    if (iov != stack_iov)
+        Safefree(iov);
+    kd_conn_finish(self->loop, c, ok && c->keepalive);
+    if (ok)
+        XSRETURN_YES;
+    XSRETURN_UNDEF;                  /* the client went away: $! says why */
+}
+
+void
+write_head(Kamado::Loop self, int fd, int status, AV *headers, IV content_length = -1)
+PPCODE:
+{
+    kd_conn *c = serving_conn(aTHX_ self, fd);
+    struct iovec iov;
+    size_t hlen = build_head(aTHX_ self, c, status, headers, content_length);
+    if (hlen == 0)
+        XSRETURN_NO;
+    iov.iov_base = self->head;
+    iov.iov_len = hlen;
+    if (kd_write_all(self->loop, fd, &iov, 1) != 0)
+        XSRETURN_UNDEF;
+    XSRETURN_YES;
+}
+
+void
+write_body(Kamado::Loop self, int fd, SV *data)
+PPCODE:
+{
+    kd_conn *c = serving_conn(aTHX_ self, fd);
+    STRLEN l;
+    char *p = SvPVbyte(data, l), size[32];
+    struct iovec iov[3];
+    int n = 0;
+    if (c->resp_no_body || l == 0)   /* an empty chunk would end the body */
+        XSRETURN_YES;
+    if (c->resp_chunked) {
+        iov[n].iov_base = size;
+        iov[n++].iov_len = (size_t)snprintf(size, sizeof size, "%lx\r\n", (unsigned long)l);
+    }
+    iov[n].iov_base = p;
+    iov[n++].iov_len = l;
+    if (c->resp_chunked) {
+        iov[n].iov_base = "\r\n";
+        iov[n++].iov_len = 2;
+    }
+    if (kd_write_all(self->loop, fd, iov, n) != 0)
+        XSRETURN_UNDEF;
+    XSRETURN_YES;
+}
+
+void
+send_file(Kamado::Loop self, int fd, int in_fd, IV offset, IV len)
+PPCODE:
+{
+    kd_conn *c = serving_conn(aTHX_ self, fd);
+    if (c->resp_no_body || len <= 0)
+        XSRETURN_YES;
+    if (kd_sendfile_all(self->loop, fd, in_fd, (off_t)offset, (size_t)len) != 0)
+        XSRETURN_UNDEF;
+    XSRETURN_YES;
+}
+
+void
+write_end(Kamado::Loop self, int fd)
+PPCODE:
+{
+    /* ends a streamed body and finishes the request */
+    kd_conn *c = serving_conn(aTHX_ self, fd);
+    int ok = 1;
+    if (c->resp_chunked && !c->resp_no_body) {
+        struct iovec iov;
+        iov.iov_base = "0\r\n\r\n";
+        iov.iov_len = 5;
+        ok = kd_write_all(self->loop, fd, &iov, 1) == 0;
+    }
+    kd_conn_finish(self->loop, c, ok && c->keepalive);
+    if (ok)
+        XSRETURN_YES;
+    XSRETURN_UNDEF;
+}
+
+void
+write_error(Kamado::Loop self, int fd, int status)
+PPCODE:
+{
+    /* canned error for a request whose body or response failed; closes */
+    kd_conn *c = serving_conn(aTHX_ self, fd);
+    c->pos = c->len;                 /* what is left unread is never parsed */
+    send_error(self->loop, c, status);
+    XSRETURN_YES;
+}
+
+void
+close_conn(Kamado::Loop self, int fd)
+PPCODE:
+{
+    /* idempotent: a failed write may have closed it already */
+    kd_loop *l = self->loop;
+    if (fd >= 0 && fd < l->conns_cap && l->conns[fd])
+        kd_conn_close(l, l->conns[fd]);
+    XSRETURN_YES;
+}
+
+void
+stop_accepting(Kamado::Loop self)
+PPCODE:
+    kd_loop_stop_accepting(self->loop);
+    XSRETURN_YES;
+
+int
+open_connections(Kamado::Loop self)
+CODE:
+    RETVAL = self->loop->nopen;
+OUTPUT:
+    RETVAL
+
+MODULE = Kamado    PACKAGE = Kamado
+
+PROTOTYPES: DISABLE

@@ -1,0 +1,15 @@
+requires 'perl', '5.024';
+requires 'Plack', '1.0';
+requires 'Stream::Buffered', '0.02';
+requires 'Server::Starter', '0.30';
+
+on configure => sub {
+    requires 'ExtUtils::MakeMaker', '6.64';
+};
+
+on test => sub {
+    requires 'Test::More', '0.98';
+    requires 'Test::TCP', '2.00';
+    requires 'LWP::UserAgent', '6.00';
+    requires 'HTTP::Status', '6.00';
+};

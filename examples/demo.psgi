@@ -1,0 +1,34 @@
+# What ./dev/demo serves: an index page linking the examples.
+use strict;
+use warnings;
+use File::Basename qw(dirname);
+use Plack::Builder;
+use Plack::Util;
+
+my $dir   = dirname(__FILE__);
+my $hello = Plack::Util::load_psgi("$dir/hello.psgi");
+my $perf  = Plack::Util::load_psgi("$dir/performance_test.psgi");
+
+my $index = sub {
+    my $env = shift;
+    return [404, ['Content-Type' => 'text/plain'], ["Not Found\n"]] if $env->{PATH_INFO} ne '/';
+    my $html = <<"HTML";
+<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>Kamado demo</title></head>
+<body>
+<h1>Kamado $Kamado::VERSION</h1>
+<ul>
+<li><a href="/hello">/hello</a>: Hello World</li>
+<li><a href="/performance_test">/performance_test</a>: the test app of seed 000</li>
+</ul>
+<p>Served by worker $$.</p>
+</body></html>
+HTML
+    return [200, ['Content-Type' => 'text/html; charset=utf-8'], [$html]];
+};
+
+builder {
+    mount '/hello'            => $hello;
+    mount '/performance_test' => $perf;
+    mount '/'                 => $index;
+};

@@ -1,0 +1,142 @@
+package Kamado::Listener;
+use 5.024;
+use strict;
+use warnings;
+
+use Carp ();
+use IO::Socket::IP;
+use IO::Socket::UNIX;
+use Plack::Util ();
+use Socket qw(IPPROTO_TCP TCP_NODELAY SOL_SOCKET SO_REUSEADDR SOMAXCONN
+    AF_INET AF_INET6 AF_UNIX sockaddr_family unpack_sockaddr_in unpack_sockaddr_in6
+    unpack_sockaddr_un inet_ntop);
+
+# A listening socket and what the app should see of it (SERVER_NAME,
+# SERVER_PORT). Sockets are bound by the master before it forks, or
+# inherited from Server::Starter or systemd.
+
+use constant TCP_DEFER_ACCEPT => 9;    # <netinet/tcp.h> on Linux
+
+sub fd           { fileno $_[0]{socket} }
+sub socket       { $_[0]{socket} }
+sub host         { $_[0]{host} }
+sub port         { $_[0]{port} }
+sub path         { $_[0]{path} }
+sub name         { defined $_[0]{path} ? $_[0]{path} : _host_port(@{$_[0]}{qw(host port)}) }
+
+# Binds one --listen value: "host:port", ":port", "port", "[v6]:port", or a
+# unix socket path (anything with a slash, or "unix:PATH").
+sub bind {
+    my ($class, $spec, %opt) = @_;
+    my $backlog = $opt{backlog} || SOMAXCONN;
+    if ($spec =~ m{^unix:(.+)\z} || $spec =~ m{/}) {
+        my $path = $1 // $spec;
+        unlink $path if -S $path;    # a stale socket from a previous run
+        my $sock = IO::Socket::UNIX->new(Local => $path, Listen => $backlog)
+            or die "Can't listen on unix socket $path: $!\n";
+        return $class->_new($sock, path => $path);
+    }
+    my ($host, $port) = $class->parse_address($spec);
+    my $sock = IO::Socket::IP->new(
+        LocalHost => $host eq '' ? undef : $host,
+        LocalPort => $port,
+        Listen    => $backlog,
+        ReuseAddr => 1,
+        ($host eq '' ? (Family => AF_INET) : ()),
+    ) or die "Can't listen on " . _host_port($host, $port) . ": $@\n";
+    # inherited by accepted sockets: every response leaves at once
+    setsockopt($sock, IPPROTO_TCP, TCP_NODELAY, 1);
+    # accept only once the request has arrived (Linux; harmless if refused)
+    setsockopt($sock, IPPROTO_TCP, TCP_DEFER_ACCEPT, 1);
+    return $class->_new($sock);
+}
+
+# "host:port" -> (host, port); an empty host means every interface.
+sub parse_address {
+    my ($class, $spec) = @_;
+    return ('', $spec) if $spec =~ /^\d+\z/;
+    return ($1, $2) if $spec =~ /^\[([0-9a-fA-F:.]+)\]:(\d+)\z/;
+    return ($1 // '', $2) if $spec =~ /^([^:\[\]]*):(\d+)\z/;
+    die "Invalid --listen address '$spec': expected HOST:PORT, :PORT, [IPv6]:PORT or a socket path\n";
+}
+
+# Sockets passed by start_server (Server::Starter).
+sub from_server_starter {
+    my ($class) = @_;
+    require Server::Starter;
+    my $ports = Server::Starter::server_ports();
+    return map { $class->from_fd($ports->{$_}) } sort { $ports->{$a} <=> $ports->{$b} } keys %$ports;
+}
+
+# Sockets passed by systemd socket activation (LISTEN_FDS, from fd 3).
+sub from_systemd {
+    my ($class) = @_;
+    return () unless $ENV{LISTEN_FDS} && ($ENV{LISTEN_PID} // $$) == $$;
+    my @listeners = map { $class->from_fd($_) } 3 .. 3 + $ENV{LISTEN_FDS} - 1;
+    delete @ENV{qw(LISTEN_FDS LISTEN_PID LISTEN_FDNAMES)};
+    return @listeners;
+}
+
+sub from_fd {
+    my ($class, $fd) = @_;
+    my $sock = IO::Socket::IP->new_from_fd($fd, 'r')
+        or die "Can't use inherited socket fd $fd: $!\n";
+    return $class->_new($sock);
+}
+
+sub _new {
+    my ($class, $sock, %args) = @_;
+    my $self = bless { socket => $sock, %args }, $class;
+    if (!defined $self->{path}) {
+        my $addr = getsockname($sock) or die "Can't getsockname on fd " . fileno($sock) . ": $!\n";
+        my $family = sockaddr_family($addr);
+        if ($family == AF_INET) {
+            my ($port, $ip) = unpack_sockaddr_in($addr);
+            @$self{qw(host port)} = (inet_ntop(AF_INET, $ip), $port);
+        } elsif ($family == AF_INET6) {
+            my ($port, $ip) = unpack_sockaddr_in6($addr);
+            @$self{qw(host port)} = (inet_ntop(AF_INET6, $ip), $port);
+        } elsif ($family == AF_UNIX) {
+            $self->{path} = unpack_sockaddr_un($addr);
+        }
+    }
+    return $self;
+}
+
+# The constant part of %env for requests on this socket; the C engine
+# copies it for every request.
+sub env_template {
+    my ($self, %extra) = @_;
+    return {
+        SCRIPT_NAME            => '',
+        SERVER_NAME            => defined $self->{path} ? 'localhost' : $self->{host},
+        SERVER_PORT            => defined $self->{path} ? 0 : $self->{port},
+        'psgi.version'         => [1, 1],
+        'psgi.url_scheme'      => 'http',
+        'psgi.errors'          => \*STDERR,
+        'psgi.multithread'     => Plack::Util::FALSE(),
+        'psgi.multiprocess'    => Plack::Util::TRUE(),
+        'psgi.run_once'        => Plack::Util::FALSE(),
+        'psgi.nonblocking'     => Plack::Util::FALSE(),
+        'psgi.streaming'       => Plack::Util::TRUE(),
+        'psgix.input.buffered' => Plack::Util::TRUE(),
+        'psgix.harakiri'       => Plack::Util::TRUE(),
+        'psgix.cleanup'        => Plack::Util::TRUE(),
+        %extra,
+    };
+}
+
+sub _host_port {
+    my ($host, $port) = @_;
+    $host //= '';
+    return $host =~ /:/ ? "[$host]:$port" : "$host:$port";
+}
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::Listener - a listening socket and its part of the PSGI environment
+
+=cut

@@ -1,0 +1,90 @@
+package Kamado::Options;
+use 5.024;
+use strict;
+use warnings;
+
+use Getopt::Long ();
+
+# The one table of command-line options: it drives parsing (kamado and
+# plackup -s Kamado), the defaults, and t/options.t checks that the POD of
+# script/kamado documents every row.
+#   [ names (first is canonical), Getopt::Long type, default, what it sets ]
+our @TABLE = (
+    ['listen|l',               '=s@', undef,  'address to listen on (repeatable)'],
+    ['host|o',                 '=s',  undef,  'host for --port (plackup compatible)'],
+    ['port|p',                 '=i',  undef,  'port (plackup compatible)'],
+    ['workers|max-workers',    '=i',  4,      'number of worker processes; 0 serves in the master'],
+    ['max-reqs-per-child',     '=i',  1000,   'requests a worker serves before it is replaced; 0 never'],
+    ['keepalive-timeout',      '=f',  75,     'seconds an idle keep-alive connection is kept'],
+    ['max-keepalive-reqs',     '=i',  10000,  'requests served on one connection'],
+    ['header-timeout',         '=f',  30,     'seconds for a whole request head to arrive'],
+    ['read-timeout',           '=f',  30,     'seconds to wait for more of a request body'],
+    ['write-timeout',          '=f',  30,     'seconds to wait for a client that does not read'],
+    ['max-connections',        '=i',  1000,   'open connections per worker'],
+    ['spool-threshold',        '=i',  1048576,'request bodies larger than this go to a temporary file'],
+    ['preload',                '!',   1,      'load the app in the master before forking'],
+    ['app|a',                  '=s',  undef,  'the PSGI file (or give it as the last argument)'],
+    ['env|E',                  '=s',  'deployment', 'PLACK_ENV for the app'],
+    ['include|I',              '=s@', undef,  'add a directory to @INC'],
+    ['module|M',               '=s@', undef,  'load a module before the app'],
+    ['help|h',                 '',    undef,  'show the manual'],
+    ['version|v',              '',    undef,  'show the version'],
+);
+
+# canonical name with dashes -> key with underscores
+sub key_of { my $name = (split /\|/, $_[0])[0]; $name =~ tr/-/_/; $name }
+
+sub names { map { (split /\|/, $_->[0])[0] } @TABLE }
+
+sub defaults {
+    return { map { (key_of($_->[0]) => $_->[2]) } grep { defined $_->[2] } @TABLE };
+}
+
+# Parses argv into a hash keyed like key_of(); dies with a one-line message
+# naming the bad option.
+sub parse_argv {
+    my ($class, @argv) = @_;
+    my %opt;
+    my @errors;
+    my $parser = Getopt::Long::Parser->new(config => [qw(no_ignore_case bundling no_auto_abbrev)]);
+    local $SIG{__WARN__} = sub { push @errors, $_[0] };
+    my @specs = map { my $k = key_of($_->[0]); ($_->[0] . $_->[1] => \$opt{$k}) } @TABLE;
+    local @ARGV = @argv;
+    $parser->getoptions(@specs) or do {
+        my $msg = $errors[0] // "invalid options\n";
+        chomp $msg;
+        die "kamado: $msg (see kamado --help)\n";
+    };
+    delete @opt{ grep { !defined $opt{$_} } keys %opt };
+    if (@ARGV) {
+        die "kamado: more than one app given: @ARGV\n" if @ARGV > 1 || defined $opt{app};
+        $opt{app} = $ARGV[0];
+    }
+    return { defaults()->%*, %opt };
+}
+
+# Options handed to Plack::Handler::Kamado by plackup: underscores or
+# dashes, plackup's own keys passed through.
+sub from_handler_args {
+    my ($class, %args) = @_;
+    my %known = map { (key_of($_->[0]) => 1) } @TABLE;
+    my %alias = (max_workers => 'workers');
+    my %opt;
+    for my $k (keys %args) {
+        (my $key = $k) =~ tr/-/_/;
+        $key = $alias{$key} // $key;
+        next if !$known{$key} && $key !~ /^(?:server_ready|socket)$/;
+        $opt{$key} = $args{$k};
+    }
+    $opt{listen} = [$opt{listen}] if defined $opt{listen} && !ref $opt{listen};
+    return { defaults()->%*, %opt };
+}
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::Options - the table of Kamado's options
+
+=cut

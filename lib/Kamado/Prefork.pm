@@ -1,0 +1,179 @@
+package Kamado::Prefork;
+use 5.024;
+use strict;
+use warnings;
+
+use POSIX qw(WNOHANG);
+use Time::HiRes ();
+use Kamado::Server;
+
+# The master: binds nothing itself (the listeners come ready), forks the
+# workers, replaces those that exit, and acts on signals. Signal handlers
+# only set flags; the loop in run() acts on them.
+
+sub new {
+    my ($class, %args) = @_;
+    return bless {
+        workers      => $args{workers} // 4,
+        app          => $args{app},          # a PSGI app, or undef with loader
+        loader       => $args{loader},       # loads the app in each worker
+        server_args  => $args{server_args} || {},
+        max_requests => $args{max_requests} || 0,
+        on_ready     => $args{on_ready},
+        log          => $args{log} || sub { print STDERR "[kamado] [$$] @_\n" },
+        children     => {},                  # pid => generation
+        generation   => 1,
+    }, $class;
+}
+
+sub run {
+    my ($self) = @_;
+    return $self->_run_single if $self->{workers} == 0;
+
+    my %signal;
+    local $SIG{$_} = sub { $signal{stop} = 1 } for qw(TERM QUIT INT);
+    local $SIG{HUP}  = sub { $signal{restart} = 1 };
+    local $SIG{CHLD} = sub { $signal{child} = 1 };    # wakes the sleep below
+    local $SIG{PIPE} = 'IGNORE';
+
+    # workers that stop accepting (request budget spent) say so here, so
+    # their replacement starts while they drain
+    pipe(my $notice_r, my $notice_w) or die "Can't create a pipe: $!\n";
+    $notice_w->autoflush(1);
+    $self->{notice_w} = $notice_w;
+
+    $self->{on_ready}->() if $self->{on_ready};
+    my $last_failure = 0;
+    while (!$signal{stop}) {
+        $self->_read_notices($notice_r);
+        if (delete $signal{restart}) {
+            $self->{log}->('HUP: replacing the workers');
+            $self->{generation}++;
+            kill TERM => keys $self->{children}->%*;
+        }
+        $self->_reap(\$last_failure);
+        my $current = grep { $_ == $self->{generation} } values $self->{children}->%*;
+        # a worker that died at once (broken app) is not respawned in a tight loop
+        if ($current < $self->{workers} && Time::HiRes::time() - $last_failure >= 1) {
+            $self->_spawn for $current + 1 .. $self->{workers};
+            next;
+        }
+        delete $signal{child};
+        next if $signal{child} || $signal{stop} || $signal{restart};
+        vec(my $rin = '', fileno $notice_r, 1) = 1;
+        select $rin, undef, undef, 1;    # a signal or a notice ends the wait
+    }
+    $self->_shutdown;
+    return 0;
+}
+
+sub _spawn {
+    my ($self) = @_;
+    my $pid = fork;
+    if (!defined $pid) {
+        $self->{log}->("Can't fork a worker: $!");
+        return;
+    }
+    if ($pid) {
+        $self->{children}{$pid} = $self->{generation};
+        return;
+    }
+    $self->_worker_main;
+}
+
+sub _worker_main {
+    my ($self) = @_;
+    my $server;
+    $SIG{$_} = sub { $server->stop if $server } for qw(TERM QUIT INT);
+    $SIG{HUP} = 'IGNORE';              # the master's business
+    $SIG{CHLD} = 'DEFAULT';
+    srand;                             # every worker its own random sequence
+    my $status = eval {
+        my $app = $self->{app} // $self->{loader}->();
+        my $max = $self->{max_requests};
+        # jitter, so workers do not all recycle at the same moment
+        $max -= int rand($max / 5) if $max > 4;
+        my $notice = $self->{notice_w};
+        $server = Kamado::Server->new(
+            %{ $self->{server_args} },
+            app          => $app,
+            max_requests => $max,
+            on_drain     => sub { syswrite $notice, "$$\n" },
+        );
+        $server->run;
+        0;
+    } // do {
+        $self->{log}->("worker failed: $@");
+        1;
+    };
+    POSIX::_exit($status);             # never run the master's END blocks
+}
+
+sub _read_notices {
+    my ($self, $fh) = @_;
+    vec(my $rin = '', fileno $fh, 1) = 1;
+    while (select(my $rout = $rin, undef, undef, 0) > 0) {
+        sysread($fh, my $buf, 4096) or last;
+        for my $pid ($buf =~ /(\d+)/g) {
+            $self->{children}{$pid} = 0 if exists $self->{children}{$pid};    # retired
+        }
+    }
+}
+
+sub _reap {
+    my ($self, $last_failure) = @_;
+    while ((my $pid = waitpid(-1, WNOHANG)) > 0) {
+        my $gen = delete $self->{children}{$pid} // next;
+        if ($?) {
+            $$last_failure = Time::HiRes::time();
+            $self->{log}->("worker $pid exited with " . ($? & 127 ? 'signal ' . ($? & 127) : 'status ' . ($? >> 8)));
+        }
+    }
+}
+
+# TERM, QUIT, INT: workers finish what they are serving, then exit.
+sub _shutdown {
+    my ($self) = @_;
+    kill TERM => keys $self->{children}->%*;
+    while (keys $self->{children}->%*) {
+        my $pid = waitpid(-1, 0);
+        last if $pid < 0;
+        delete $self->{children}{$pid};
+    }
+}
+
+# --workers 0: serve in this process (debugging, profiling).
+sub _run_single {
+    my ($self) = @_;
+    my $app = $self->{app} // $self->{loader}->();
+    my $server = Kamado::Server->new(%{ $self->{server_args} }, app => $app);
+    local $SIG{$_} = sub { $server->stop } for qw(TERM QUIT INT);
+    local $SIG{PIPE} = 'IGNORE';
+    $self->{on_ready}->() if $self->{on_ready};
+    $server->run;
+    return 0;
+}
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::Prefork - the master process: forks, watches and replaces workers
+
+=head1 SIGNALS
+
+=over
+
+=item TERM, QUIT, INT
+
+Stop accepting; every worker finishes the requests it is serving (and the
+pipelined ones it already received), then exits; then the master exits.
+
+=item HUP
+
+Replace the workers with new ones.
+
+=back
+
+=cut

@@ -1,0 +1,279 @@
+package Kamado::Server;
+use 5.024;
+use strict;
+use warnings;
+
+use Errno ();
+use Kamado;
+use Kamado::Writer;
+use Plack::Util;
+use Stream::Buffered;
+use Time::HiRes ();
+
+# One worker's request loop: the C engine hands over complete request
+# heads; this module owns the PSGI semantics (body buffering, calling the
+# app, streaming, cleanup handlers, harakiri) and the worker's lifetime.
+
+use constant DRAIN_SECONDS => 3;
+
+my $SERVER_ERROR = [500, ['Content-Type' => 'text/plain', 'Content-Length' => 21],
+    ['Internal Server Error']];
+
+sub new {
+    my ($class, %args) = @_;
+    my $self = bless {
+        app               => $args{app},
+        listeners         => $args{listeners},          # [Kamado::Listener]
+        max_requests      => $args{max_requests} || 0,  # 0: unlimited
+        spool_threshold   => $args{spool_threshold} // 1024 * 1024,
+        loop_settings     => $args{loop_settings} || {},
+        on_drain          => $args{on_drain},           # called when accepting stops
+        stopping          => 0,
+    }, $class;
+    return $self;
+}
+
+# Asks the loop to stop after the request in progress (signal-safe: sets a
+# flag only).
+sub stop { $_[0]{stopping} = 1 }
+
+# Serves requests until stop() is called or the request budget is spent.
+sub run {
+    my ($self) = @_;
+    my @listeners = $self->{listeners}->@*;
+    my $loop = Kamado::Loop->new(
+        [map { $_->fd } @listeners],
+        [map { $_->env_template } @listeners],
+        $self->{loop_settings},
+    );
+    $self->{loop} = $loop;
+    local $SIG{PIPE} = 'IGNORE';
+    my $budget = $self->{max_requests};
+    my $served = 0;
+    while (!$self->{stopping}) {
+        (my ($fd, $env, $body) = $loop->next_request(1000)) or next;
+        $self->handle_request($fd, $env, $body);
+        last if $budget && ++$served >= $budget;
+    }
+    $self->_drain;
+    undef $self->{loop};
+    return $served;
+}
+
+# Stops accepting, then serves one more request on each open connection
+# (answered with Connection: close) for a few seconds: closing an idle
+# keep-alive connection outright races with a client sending on it.
+sub _drain {
+    my ($self) = @_;
+    my $loop = $self->{loop};
+    $loop->stop_accepting;
+    $self->{on_drain}->() if $self->{on_drain};
+    my $deadline = Time::HiRes::time() + DRAIN_SECONDS;
+    while ($loop->open_connections && Time::HiRes::time() < $deadline) {
+        (my ($fd, $env, $body) = $loop->next_request(100)) or next;
+        $self->handle_request($fd, $env, $body);
+    }
+}
+
+# Runs the app for one request and sends its response.
+sub handle_request {
+    my ($self, $fd, $env, $body_kind) = @_;
+    my $loop = $self->{loop};
+    if ($body_kind) {
+        $self->_read_body($fd, $env, $body_kind) or return;
+    } else {
+        open my $input, '<', \(my $empty = '');
+        $env->{'psgi.input'} = $input;
+    }
+    $env->{'psgix.cleanup.handlers'} = [];
+
+    my $res = eval { $self->{app}->($env) };
+    if (!defined $res) {
+        _log_error($env, "app died: " . ($@ || 'returned undef'));
+        $loop->write_response($fd, 500, $SERVER_ERROR->[1], $SERVER_ERROR->[2]);
+    } elsif (ref $res eq 'ARRAY') {
+        $self->_respond($fd, $env, $res);
+    } elsif (ref $res eq 'CODE') {
+        $self->_respond_delayed($fd, $env, $res);
+    } else {
+        _log_error($env, "app returned an invalid response: $res");
+        $loop->write_response($fd, 500, $SERVER_ERROR->[1], $SERVER_ERROR->[2]);
+    }
+
+    for my $handler ($env->{'psgix.cleanup.handlers'}->@*) {
+        eval { $handler->($env); 1 } or _log_error($env, "cleanup handler died: $@");
+    }
+    $self->{stopping} = 1 if $env->{'psgix.harakiri.commit'};
+}
+
+# Reads the whole body before the app runs (psgix.input.buffered): in
+# memory below the spool threshold, in a temporary file above it.
+sub _read_body {
+    my ($self, $fd, $env, $kind) = @_;
+    my $loop = $self->{loop};
+    my $length = $kind == 1 ? $env->{CONTENT_LENGTH} : undef;
+
+    if (defined $length && $length <= $self->{spool_threshold}) {
+        my $buf = '';
+        while (length $buf < $length) {
+            my $chunk = $loop->read_body($fd, $length - length $buf);
+            return $self->_body_failed($fd, $env) if !defined $chunk || $chunk eq '';
+            $buf .= $chunk;
+        }
+        open my $input, '<', \$buf;
+        $env->{'psgi.input'} = $input;
+        return 1;
+    }
+
+    local $Stream::Buffered::MaxMemoryBufferSize = $self->{spool_threshold};
+    my $spool = Stream::Buffered->new($length // 0);
+    my $read = 0;
+    while (1) {
+        my $chunk = $loop->read_body($fd, 65536);
+        return $self->_body_failed($fd, $env) if !defined $chunk;
+        last if $chunk eq '';
+        $spool->print($chunk);
+        $read += length $chunk;
+    }
+    return $self->_body_failed($fd, $env) if defined $length && $read != $length;
+    if ($kind == 2) {
+        # the app sees a plain body of known length, as with Content-Length
+        $env->{CONTENT_LENGTH} = $read;
+        delete $env->{HTTP_TRANSFER_ENCODING};
+    }
+    $env->{'psgi.input'} = $spool->rewind;
+    return 1;
+}
+
+sub _body_failed {
+    my ($self, $fd, $env) = @_;
+    if ($!{ETIMEDOUT}) {
+        $self->{loop}->write_error($fd, 408);
+    } elsif ($!{EINVAL}) {
+        $self->{loop}->write_error($fd, 400);    # malformed chunk
+    } else {
+        $self->{loop}->close_conn($fd);          # the client went away
+    }
+    return 0;
+}
+
+# Sends a [status, headers, body] response.
+sub _respond {
+    my ($self, $fd, $env, $res) = @_;
+    my $loop = $self->{loop};
+    my ($status, $headers, $body) = @$res;
+    if (@$res != 3 || ref $headers ne 'ARRAY' || !defined $body) {
+        return $self->_invalid_response($fd, $env, 'not [status, headers, body]');
+    }
+    if (ref $body eq 'ARRAY') {
+        my $ok = $loop->write_response($fd, $status, $headers, $body);
+        $self->_invalid_response($fd, $env, 'bad status or header') if defined $ok && !$ok;
+        return;
+    }
+    if (Plack::Util::is_real_fh($body) && -f $body) {
+        return $self->_respond_file($fd, $env, $status, $headers, $body);
+    }
+    my $ok = $loop->write_head($fd, $status, $headers);
+    if (!$ok) {
+        $self->_invalid_response($fd, $env, 'bad status or header') if defined $ok;
+        $loop->close_conn($fd) if !defined $ok;
+        return;
+    }
+    my $sent = eval {
+        while (defined(my $chunk = $body->getline)) {
+            $loop->write_body($fd, $chunk) or last;
+        }
+        1;
+    };
+    _log_error($env, "body died: $@") if !$sent;
+    $body->close if $body->can('close');
+    $sent ? $loop->write_end($fd) : $loop->close_conn($fd);
+}
+
+# A body that is a real file goes out with sendfile(2).
+sub _respond_file {
+    my ($self, $fd, $env, $status, $headers, $fh) = @_;
+    my $loop = $self->{loop};
+    my $offset = sysseek($fh, 0, 1) || 0;
+    my $length = (-s $fh) - $offset;
+    my $ok = $loop->write_head($fd, $status, $headers, $length);
+    if (!$ok) {
+        $self->_invalid_response($fd, $env, 'bad status or header') if defined $ok;
+        $loop->close_conn($fd) if !defined $ok;
+    } elsif ($loop->send_file($fd, fileno $fh, $offset, $length)) {
+        $loop->write_end($fd);
+    } else {
+        $loop->close_conn($fd);
+    }
+    close $fh;
+}
+
+# PSGI delayed response and streaming writer.
+sub _respond_delayed {
+    my ($self, $fd, $env, $code) = @_;
+    my $loop = $self->{loop};
+    my ($responded, $writer);
+    my $ok = eval {
+        $code->(sub {
+            my ($res) = @_;
+            die "responder called twice\n" if $responded++;
+            return $self->_respond($fd, $env, $res) if @$res == 3;
+            die "response is not [status, headers]\n" if @$res != 2 || ref $res->[1] ne 'ARRAY';
+            my $head = $loop->write_head($fd, $res->[0], $res->[1]);
+            die "bad status or header\n" if defined $head && !$head;
+            return $writer = Kamado::Writer->new($loop, $fd, $head);
+        });
+        1;
+    };
+    if (!$ok) {
+        _log_error($env, "app died: $@");
+        if (!$responded) {
+            $loop->write_response($fd, 500, $SERVER_ERROR->[1], $SERVER_ERROR->[2]);
+        } elsif ($writer) {
+            $writer->abort;
+        }
+        return;
+    }
+    if (!$responded) {
+        _log_error($env, 'app never called the responder');
+        $loop->write_response($fd, 500, $SERVER_ERROR->[1], $SERVER_ERROR->[2]);
+    } elsif ($writer) {
+        # a blocking server cannot outlive the app's call: end the body
+        $writer->close;
+    }
+}
+
+sub _invalid_response {
+    my ($self, $fd, $env, $why) = @_;
+    _log_error($env, "invalid response from the app: $why");
+    $self->{loop}->write_response($fd, 500, $SERVER_ERROR->[1], $SERVER_ERROR->[2]);
+}
+
+sub _log_error {
+    my ($env, $message) = @_;
+    chomp $message;
+    my $request = join ' ', grep defined, @$env{qw(REQUEST_METHOD REQUEST_URI SERVER_PROTOCOL)};
+    $env->{'psgi.errors'}->print("[kamado] [$$] $request: $message\n");
+}
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::Server - one worker's request loop
+
+=head1 SYNOPSIS
+
+    my $server = Kamado::Server->new(app => $app, listeners => \@listeners);
+    local $SIG{TERM} = sub { $server->stop };
+    $server->run;
+
+=head1 DESCRIPTION
+
+Serves PSGI requests on already-bound listeners until C<stop> is called or
+C<max_requests> have been served, then answers the pipelined requests it
+already received and closes its connections. The process manager
+(L<Kamado::Prefork>) runs one per worker.
+
+=cut

@@ -1,0 +1,62 @@
+package Kamado::Writer;
+use 5.024;
+use strict;
+use warnings;
+
+# The writer object of a PSGI streaming response: write() sends a piece of
+# the body (chunked when the client speaks HTTP/1.1 and no Content-Length
+# was given), close() ends the body and the request.
+
+sub new {
+    my ($class, $loop, $fd, $alive) = @_;
+    return bless { loop => $loop, fd => $fd, alive => $alive, closed => 0 }, $class;
+}
+
+sub write {
+    my ($self, $data) = @_;
+    return if $self->{closed} || !$self->{alive} || !defined $data;
+    # a client that went away makes further writes no-ops, not errors
+    $self->{alive} = $self->{loop}->write_body($self->{fd}, $data);
+    return;
+}
+
+sub close {
+    my ($self) = @_;
+    return if $self->{closed}++;
+    if ($self->{alive}) {
+        $self->{loop}->write_end($self->{fd});
+    } else {
+        $self->{loop}->close_conn($self->{fd});
+    }
+    return;
+}
+
+# Ends a response the app failed in the middle of: the client must see a
+# truncated body, never a complete-looking one.
+sub abort {
+    my ($self) = @_;
+    return if $self->{closed}++;
+    $self->{loop}->close_conn($self->{fd});
+    return;
+}
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::Writer - the writer of a PSGI streaming response
+
+=head1 METHODS
+
+=over
+
+=item write($data)
+
+=item close
+
+=item abort
+
+=back
+
+=cut

@@ -1,0 +1,632 @@
+/* kd_conn.c: see kd_conn.h. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "kd_conn.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EVENTS_PER_WAIT 64
+
+double kd_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int kd_wait(int fd, short events, double timeout)
+{
+    double deadline = kd_now() + timeout;
+    for (;;) {
+        struct pollfd p;
+        double left = deadline - kd_now();
+        int rv;
+        if (left <= 0)
+            return 0;
+        p.fd = fd;
+        p.events = events;
+        p.revents = 0;
+        /* round up so a fractional timeout never becomes a busy loop */
+        rv = poll(&p, 1, (int)(left * 1000.0) + 1);
+        if (rv > 0)
+            return 1;                     /* ready, or an error the I/O call will report */
+        if (rv == 0)
+            continue;                     /* recheck the deadline */
+        if (errno != EINTR)
+            return -1;
+    }
+}
+
+const char *kd_date(kd_loop *l)
+{
+    time_t now = time(NULL);
+    if ((long)now != l->date_sec) {
+        struct tm tm;
+        gmtime_r(&now, &tm);
+        strftime(l->date, sizeof l->date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+        l->date_sec = (long)now;
+    }
+    return l->date;
+}
+
+const char *kd_reason(int status)
+{
+    switch (status) {
+    case 100: return "Continue";
+    case 101: return "Switching Protocols";
+    case 200: return "OK";
+    case 201: return "Created";
+    case 202: return "Accepted";
+    case 203: return "Non-Authoritative Information";
+    case 204: return "No Content";
+    case 205: return "Reset Content";
+    case 206: return "Partial Content";
+    case 300: return "Multiple Choices";
+    case 301: return "Moved Permanently";
+    case 302: return "Found";
+    case 303: return "See Other";
+    case 304: return "Not Modified";
+    case 307: return "Temporary Redirect";
+    case 308: return "Permanent Redirect";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 406: return "Not Acceptable";
+    case 408: return "Request Timeout";
+    case 409: return "Conflict";
+    case 410: return "Gone";
+    case 411: return "Length Required";
+    case 412: return "Precondition Failed";
+    case 413: return "Content Too Large";
+    case 414: return "URI Too Long";
+    case 415: return "Unsupported Media Type";
+    case 416: return "Range Not Satisfiable";
+    case 417: return "Expectation Failed";
+    case 422: return "Unprocessable Content";
+    case 426: return "Upgrade Required";
+    case 429: return "Too Many Requests";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 502: return "Bad Gateway";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    case 505: return "HTTP Version Not Supported";
+    default: return "";
+    }
+}
+
+kd_loop *kd_loop_new(const int *listen_fds, int n)
+{
+    kd_loop *l;
+    int i;
+
+    if (n < 1 || n > KD_MAX_LISTENERS) {
+        errno = EINVAL;
+        return NULL;
+    }
+    l = calloc(1, sizeof *l);
+    if (!l)
+        return NULL;
+    l->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (l->epfd < 0) {
+        free(l);
+        return NULL;
+    }
+    l->nlisteners = n;
+    memcpy(l->listen_fds, listen_fds, sizeof(int) * (size_t)n);
+    l->keepalive_timeout = 75;
+    l->header_timeout = 30;
+    l->read_timeout = 30;
+    l->write_timeout = 30;
+    l->max_keepalive_reqs = 10000;
+    l->max_conns = 1000;
+    l->date_sec = -1;
+    l->last_sweep = kd_now();
+    for (i = 0; i < n; i++) {
+        struct epoll_event ev;
+        ev.events = EPOLLIN | EPOLLEXCLUSIVE;  /* wake one worker per connection */
+        ev.data.u64 = (uint64_t)i | ((uint64_t)1 << 32);
+        if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, listen_fds[i], &ev) != 0) {
+            int e = errno;
+            close(l->epfd);
+            free(l);
+            errno = e;
+            return NULL;
+        }
+    }
+    l->accepting = 1;
+    return l;
+}
+
+void kd_loop_free(kd_loop *l)
+{
+    int fd;
+    for (fd = 0; fd < l->conns_cap; fd++) {
+        kd_conn *c = l->conns[fd];
+        if (!c)
+            continue;
+        if (c->open)
+            close(c->fd);
+        free(c->buf);
+        free(c);
+    }
+    free(l->conns);
+    free(l->queue);
+    close(l->epfd);
+    free(l);
+}
+
+/* Slot for fd; connection structs and their buffers are reused, so a
+ * connection costs no allocation once the worker is warm. */
+static kd_conn *conn_slot(kd_loop *l, int fd)
+{
+    kd_conn *c;
+    if (fd >= l->conns_cap) {
+        int cap = l->conns_cap ? l->conns_cap : 64, i;
+        kd_conn **nc;
+        int *nq;
+        while (cap <= fd)
+            cap *= 2;
+        nc = realloc(l->conns, sizeof *nc * (size_t)cap);
+        if (!nc)
+            return NULL;
+        for (i = l->conns_cap; i < cap; i++)
+            nc[i] = NULL;
+        l->conns = nc;
+        /* the ready queue never holds more than one entry per fd */
+        nq = malloc(sizeof *nq * (size_t)cap);
+        if (!nq)
+            return NULL;
+        for (i = 0; i < l->qlen; i++)
+            nq[i] = l->queue[(l->qhead + i) % l->conns_cap];
+        free(l->queue);
+        l->queue = nq;
+        l->qhead = 0;
+        l->conns_cap = cap;
+    }
+    c = l->conns[fd];
+    if (!c) {
+        c = calloc(1, sizeof *c);
+        if (!c)
+            return NULL;
+        c->buf = malloc(KD_BUF_SIZE);
+        if (!c->buf) {
+            free(c);
+            return NULL;
+        }
+        l->conns[fd] = c;
+    }
+    return c;
+}
+
+static void enqueue(kd_loop *l, kd_conn *c)
+{
+    if (c->queued)
+        return;
+    c->queued = 1;
+    l->queue[(l->qhead + l->qlen) % l->conns_cap] = c->fd;
+    l->qlen++;
+}
+
+static kd_conn *dequeue(kd_loop *l)
+{
+    kd_conn *c;
+    if (l->qlen == 0)
+        return NULL;
+    c = l->conns[l->queue[l->qhead]];
+    l->qhead = (l->qhead + 1) % l->conns_cap;
+    l->qlen--;
+    c->queued = 0;
+    return c;
+}
+
+static void set_listening(kd_loop *l, int on)
+{
+    int i;
+    if (l->accepting == on)
+        return;
+    for (i = 0; i < l->nlisteners; i++) {
+        struct epoll_event ev;
+        ev.events = EPOLLIN | EPOLLEXCLUSIVE;
+        ev.data.u64 = (uint64_t)i | ((uint64_t)1 << 32);
+        epoll_ctl(l->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, l->listen_fds[i], &ev);
+    }
+    l->accepting = on;
+}
+
+void kd_conn_close(kd_loop *l, kd_conn *c)
+{
+    if (!c->open)
+        return;
+    close(c->fd);                     /* also leaves the epoll set */
+    c->open = 0;
+    c->in_epoll = 0;
+    c->serving = 0;
+    l->nopen--;
+    if (!l->accepting && !l->draining && l->nopen < l->max_conns)
+        set_listening(l, 1);
+}
+
+static int watch(kd_loop *l, kd_conn *c)
+{
+    struct epoll_event ev;
+    if (c->in_epoll)
+        return 0;
+    ev.events = EPOLLIN | EPOLLRDHUP;
+    ev.data.u64 = (uint64_t)c->fd;
+    if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, c->fd, &ev) != 0)
+        return -1;
+    c->in_epoll = 1;
+    return 0;
+}
+
+/* Reads what is there into the connection buffer. 1 read something,
+ * 0 nothing yet, -1 closed or failed. */
+static int fill(kd_conn *c)
+{
+    ssize_t n;
+    if (c->pos > 0 && c->pos == c->len)
+        c->pos = c->len = 0;
+    if (c->len == KD_BUF_SIZE)
+        return 1;                     /* full: the parser reports the limit */
+    do {
+        n = read(c->fd, c->buf + c->len, KD_BUF_SIZE - c->len);
+    } while (n < 0 && errno == EINTR);
+    if (n > 0) {
+        c->len += (size_t)n;
+        return 1;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return 0;
+    return -1;
+}
+
+/* Answers a malformed request and closes: after a 4xx the connection is
+ * never reused, since where the next request starts is unknown. */
+static void send_error(kd_loop *l, kd_conn *c, int status)
+{
+    char head[256];
+    const char *reason = kd_reason(status);
+    int n = snprintf(head, sizeof head,
+                     "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\n"
+                     "Content-Length: %d\r\nConnection: close\r\nDate: %s\r\n\r\n%s\n",
+                     status, reason, (int)strlen(reason) + 1, kd_date(l), reason);
+    struct iovec iov;
+    iov.iov_base = head;
+    iov.iov_len = (size_t)n;
+    if (kd_write_all(l, c->fd, &iov, 1) == 0) {
+        /* half-close, so the client reads the answer before any reset */
+        shutdown(c->fd, SHUT_WR);
+    }
+    kd_conn_close(l, c);
+}
+
+static void sweep(kd_loop *l, double now)
+{
+    int fd;
+    l->last_sweep = now;
+    for (fd = 0; fd < l->conns_cap; fd++) {
+        kd_conn *c = l->conns[fd];
+        if (c && c->open && !c->serving && c->deadline < now) {
+            /* a head started but never finished gets 408; idle ones just close */
+            if (c->len > c->pos)
+                send_error(l, c, 408);
+            else
+                kd_conn_close(l, c);
+        }
+    }
+}
+
+static void accept_one(kd_loop *l, int li)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    kd_conn *c;
+    int fd = accept4(l->listen_fds[li], (struct sockaddr *)&ss, &sl,
+                     SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0)
+        return;                       /* another worker took it, or EMFILE */
+    c = conn_slot(l, fd);
+    if (!c) {
+        close(fd);
+        return;
+    }
+    c->fd = fd;
+    c->listener = li;
+    c->open = 1;
+    c->in_epoll = c->queued = c->serving = 0;
+    c->len = c->pos = 0;
+    c->requests = 0;
+    c->deadline = kd_now() + l->header_timeout;
+    c->remote_addr[0] = '\0';
+    c->remote_port = 0;
+    if (ss.ss_family == AF_INET) {
+        struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+        inet_ntop(AF_INET, &a->sin_addr, c->remote_addr, sizeof c->remote_addr);
+        c->remote_port = ntohs(a->sin_port);
+    } else if (ss.ss_family == AF_INET6) {
+        struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+        inet_ntop(AF_INET6, &a->sin6_addr, c->remote_addr, sizeof c->remote_addr);
+        c->remote_port = ntohs(a->sin6_port);
+    }
+    l->nopen++;
+    if (l->nopen >= l->max_conns)
+        set_listening(l, 0);
+    /* with TCP_DEFER_ACCEPT the request is usually here already: reading
+     * now saves a trip through epoll for one-request connections */
+    switch (fill(c)) {
+    case 1:
+        enqueue(l, c);
+        break;
+    case 0:
+        if (watch(l, c) != 0)
+            kd_conn_close(l, c);
+        break;
+    default:
+        kd_conn_close(l, c);
+    }
+}
+
+/* Parses a queued connection. 1 when a head is complete. */
+static int try_parse(kd_loop *l, kd_conn *c)
+{
+    int rv = kd_parse_request(c->buf + c->pos, c->len - c->pos, &c->req);
+    if (rv == KD_INCOMPLETE) {
+        if (c->pos > 0) {             /* room for the rest of the head */
+            memmove(c->buf, c->buf + c->pos, c->len - c->pos);
+            c->len -= c->pos;
+            c->pos = 0;
+        }
+        if (watch(l, c) != 0)
+            kd_conn_close(l, c);
+        return 0;
+    }
+    if (rv == KD_ERROR) {
+        send_error(l, c, c->req.error_status);
+        return 0;
+    }
+    c->pos += (size_t)rv;
+    c->serving = 1;
+    c->keepalive = c->req.keepalive && !l->draining &&
+                   c->requests + 1 < l->max_keepalive_reqs;
+    c->is_head = c->req.is_head;
+    c->minor_version = c->req.minor_version;
+    c->chunked_body = c->req.chunked;
+    c->body_left = c->req.chunked ? 0 : (c->req.content_length > 0 ? c->req.content_length : 0);
+    c->resp_chunked = 0;
+    c->resp_no_body = 0;
+    c->expect_continue = c->req.expect_continue && (c->body_left > 0 || c->chunked_body);
+    if (c->chunked_body)
+        kd_chunked_init(&c->chunk);
+    return 1;
+}
+
+int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out)
+{
+    struct epoll_event evs[EVENTS_PER_WAIT];
+    int n, i;
+
+    for (;;) {
+        kd_conn *c;
+        double now;
+
+        while ((c = dequeue(l)) != NULL) {
+            if (c->open && try_parse(l, c)) {
+                *out = c;
+                return 1;
+            }
+        }
+        if (l->draining && l->nopen == 0)
+            return 0;
+        n = epoll_wait(l->epfd, evs, EVENTS_PER_WAIT,
+                       timeout_ms < 0 || timeout_ms > 1000 ? 1000 : timeout_ms);
+        now = kd_now();
+        if (now - l->last_sweep >= 1.0)
+            sweep(l, now);
+        if (n < 0)
+            return errno == EINTR ? 0 : -1;
+        if (n == 0)
+            return 0;
+        for (i = 0; i < n; i++) {
+            uint64_t d = evs[i].data.u64;
+            if (d >> 32) {
+                accept_one(l, (int)(d & 0xffffffffu));
+                continue;
+            }
+            c = l->conns[(int)d];
+            if (!c || !c->open)
+                continue;
+            switch (fill(c)) {
+            case 1:
+                /* the head deadline runs from the first byte of a request */
+                if (c->len - c->pos > 0 && c->requests > 0 && c->deadline > now + l->header_timeout)
+                    c->deadline = now + l->header_timeout;
+                enqueue(l, c);
+                break;
+            case -1:
+                kd_conn_close(l, c);
+                break;
+            }
+        }
+    }
+}
+
+void kd_loop_stop_accepting(kd_loop *l)
+{
+    /* Connections stay open: each gets one more response, marked
+     * Connection: close, so a client that is about to send on an idle
+     * keep-alive connection is answered instead of reset. */
+    set_listening(l, 0);
+    l->draining = 1;
+}
+
+void kd_conn_finish(kd_loop *l, kd_conn *c, int keepalive)
+{
+    if (!c->open)
+        return;
+    c->serving = 0;
+    c->requests++;
+    /* a body the app left unread would be parsed as the next request */
+    if (!keepalive || l->draining || c->body_left > 0 ||
+        (c->chunked_body && !c->chunk.done)) {
+        kd_conn_close(l, c);
+        return;
+    }
+    if (c->pos < c->len) {
+        enqueue(l, c);                /* pipelined request already here */
+        c->deadline = kd_now() + l->header_timeout;
+    } else {
+        c->pos = c->len = 0;
+        c->deadline = kd_now() + l->keepalive_timeout;
+        if (watch(l, c) != 0)
+            kd_conn_close(l, c);
+    }
+}
+
+/* Waits for more body bytes: 0, or -1 with errno set. */
+static int fill_body(kd_loop *l, kd_conn *c)
+{
+    for (;;) {
+        int rv = fill(c);
+        if (rv == 1)
+            return 0;
+        if (rv < 0) {
+            errno = ECONNRESET;
+            return -1;
+        }
+        rv = kd_wait(c->fd, POLLIN, l->read_timeout);
+        if (rv == 0) {
+            errno = ETIMEDOUT;
+            return -1;
+        }
+        if (rv < 0)
+            return -1;
+    }
+}
+
+ssize_t kd_conn_read_body(kd_loop *l, kd_conn *c, char *dst, size_t max)
+{
+    if (c->expect_continue) {
+        /* the body is wanted: tell the client to send it (RFC 9110 10.1.1) */
+        static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+        struct iovec iov;
+        c->expect_continue = 0;
+        iov.iov_base = (void *)cont;
+        iov.iov_len = sizeof cont - 1;
+        if (c->pos == c->len && kd_write_all(l, c->fd, &iov, 1) != 0)
+            return -1;
+    }
+    if (!c->chunked_body) {
+        size_t n;
+        if (c->body_left == 0 || max == 0)
+            return 0;
+        if (c->pos == c->len && fill_body(l, c) != 0)
+            return -1;
+        n = c->len - c->pos;
+        if ((int64_t)n > c->body_left)
+            n = (size_t)c->body_left;
+        if (n > max)
+            n = max;
+        memcpy(dst, c->buf + c->pos, n);
+        c->pos += n;
+        c->body_left -= (int64_t)n;
+        return (ssize_t)n;
+    }
+    for (;;) {
+        size_t avail, out_len = 0;
+        long used;
+        if (c->chunk.done || max == 0)
+            return 0;
+        if (c->pos == c->len && fill_body(l, c) != 0)
+            return -1;
+        avail = c->len - c->pos;
+        if (avail > max)
+            avail = max;              /* decoded output never exceeds input */
+        used = kd_chunked_decode(&c->chunk, c->buf + c->pos, avail, dst, &out_len);
+        if (used < 0) {
+            errno = EINVAL;
+            return -1;
+        }
+        c->pos += (size_t)used;
+        if (out_len > 0 || c->chunk.done)
+            return (ssize_t)out_len;
+    }
+}
+
+int kd_write_all(kd_loop *l, int fd, struct iovec *iov, int iovcnt)
+{
+    while (iovcnt > 0) {
+        struct msghdr m;
+        ssize_t n;
+        memset(&m, 0, sizeof m);
+        m.msg_iov = iov;
+        m.msg_iovlen = (size_t)(iovcnt > 1024 ? 1024 : iovcnt);
+        n = sendmsg(fd, &m, MSG_NOSIGNAL);
+        if (n < 0) {
+            int rv;
+            if (errno == EINTR)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                return -1;
+            rv = kd_wait(fd, POLLOUT, l->write_timeout);
+            if (rv == 0)
+                errno = ETIMEDOUT;
+            if (rv <= 0)
+                return -1;
+            continue;
+        }
+        while (iovcnt > 0 && (size_t)n >= iov->iov_len) {
+            n -= (ssize_t)iov->iov_len;
+            iov++;
+            iovcnt--;
+        }
+        if (iovcnt > 0) {
+            iov->iov_base = (char *)iov->iov_base + n;
+            iov->iov_len -= (size_t)n;
+        }
+    }
+    return 0;
+}
+
+int kd_sendfile_all(kd_loop *l, int out_fd, int in_fd, off_t off, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = sendfile(out_fd, in_fd, &off, len);
+        if (n > 0) {
+            len -= (size_t)n;
+            continue;
+        }
+        if (n == 0) {
+            errno = EIO;              /* the file shrank under us */
+            return -1;
+        }
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            int rv = kd_wait(out_fd, POLLOUT, l->write_timeout);
+            if (rv == 0)
+                errno = ETIMEDOUT;
+            if (rv <= 0)
+                return -1;
+            continue;
+        }
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,117 @@
+/* kd_conn.h: a worker's connections, its event loop and socket I/O.
+ *
+ * Plain C99 + Linux (epoll, accept4, sendfile), no perl.h.
+ *
+ * Each worker owns an epoll set holding the listening sockets and every
+ * connection it has accepted. Idle keep-alive connections and connections
+ * still sending their head cost a file descriptor and a buffer, never a
+ * worker: kd_loop_next() returns only when a whole request head is in. The
+ * request is then served synchronously (body, app, response) with blocking
+ * I/O bounded by deadlines (kd_wait), and kd_conn_finish() puts the
+ * connection back in the set or closes it.
+ */
+#ifndef KD_CONN_H
+#define KD_CONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include "kd_parser.h"
+
+#define KD_BUF_SIZE 65536          /* read size and head limit */
+#define KD_MAX_LISTENERS 32
+
+typedef struct kd_conn {
+    int fd;
+    int listener;                   /* index into kd_loop.listen_fds */
+    int open;
+    int in_epoll;
+    int queued;                     /* in the ready queue */
+    int serving;                    /* head returned, not finished yet */
+    char *buf;                      /* KD_BUF_SIZE bytes */
+    size_t len;                     /* bytes in buf */
+    size_t pos;                     /* start of unconsumed bytes */
+    int64_t body_left;              /* Content-Length bytes not read yet */
+    int chunked_body;
+    kd_chunked chunk;
+    int keepalive;
+    int is_head;
+    int minor_version;
+    int resp_chunked;               /* response uses chunked framing */
+    int resp_no_body;               /* HEAD, 1xx, 204, 304: headers only */
+    int expect_continue;            /* send 100 Continue before reading */
+    int requests;                   /* served on this connection */
+    double deadline;                /* for idle or partial heads */
+    char remote_addr[64];
+    int remote_port;
+    kd_request req;
+} kd_conn;
+
+typedef struct {
+    int epfd;
+    int nlisteners;
+    int listen_fds[KD_MAX_LISTENERS];
+    int accepting;
+    int draining;
+    kd_conn **conns;                /* by fd */
+    int conns_cap;
+    int *queue;                     /* ring of fds with bytes to parse */
+    int qhead, qlen;
+    int nopen;
+    double last_sweep;
+    /* settings, in seconds */
+    double keepalive_timeout;
+    double header_timeout;
+    double read_timeout;
+    double write_timeout;
+    int max_keepalive_reqs;
+    int max_conns;
+    /* cached Date header value */
+    long date_sec;
+    char date[40];
+} kd_loop;
+
+kd_loop *kd_loop_new(const int *listen_fds, int n);
+void kd_loop_free(kd_loop *l);
+
+/* Waits up to timeout_ms for a complete request head. Returns 1 and sets
+ * *out when one is ready; 0 on timeout or signal (so the caller can act on
+ * its flags); -1 on a failure of epoll itself (errno set). Malformed heads
+ * are answered here with their 4xx/5xx status and closed. */
+int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out);
+
+/* Stops accepting; open connections get one more request, answered with
+ * Connection: close. kd_loop_next() returns 0 at once when none is left. */
+void kd_loop_stop_accepting(kd_loop *l);
+
+/* After the response: keeps the connection for its next request, or
+ * closes it. */
+void kd_conn_finish(kd_loop *l, kd_conn *c, int keepalive);
+void kd_conn_close(kd_loop *l, kd_conn *c);
+
+/* Request body. Returns bytes copied to dst (0 at end of body), or -1 on
+ * error with errno set (ETIMEDOUT, ECONNRESET for EOF, EINVAL for a
+ * malformed chunk). */
+ssize_t kd_conn_read_body(kd_loop *l, kd_conn *c, char *dst, size_t max);
+
+/* Writes all of iov, waiting up to write_timeout for a stalled client.
+ * Returns 0 or -1 with errno set. Never raises SIGPIPE. */
+int kd_write_all(kd_loop *l, int fd, struct iovec *iov, int iovcnt);
+
+/* Sends len bytes of in_fd from offset off. 0 or -1 with errno set. */
+int kd_sendfile_all(kd_loop *l, int out_fd, int in_fd, off_t off, size_t len);
+
+/* Waits for fd to become ready for events (POLLIN/POLLOUT) for at most
+ * timeout seconds, resuming after signals. 1 ready, 0 timed out, -1 error. */
+int kd_wait(int fd, short events, double timeout);
+
+/* "Sun, 06 Nov 1994 08:49:37 GMT", refreshed once a second */
+const char *kd_date(kd_loop *l);
+
+/* reason phrase for a status code ("" when unknown) */
+const char *kd_reason(int status);
+
+double kd_now(void);
+
+#endif

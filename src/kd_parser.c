@@ -1,0 +1,415 @@
+/* kd_parser.c: see kd_parser.h.
+ *
+ * Framing is strict on purpose: every ambiguity that two HTTP parsers could
+ * resolve differently (the root of request smuggling) is an error here.
+ * References are to RFC 9110 (semantics) and RFC 9112 (HTTP/1.1).
+ */
+#include "kd_parser.h"
+#include <stddef.h>
+#include <string.h>
+
+int kd_is_tchar(unsigned char c)
+{
+    /* tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." /
+     *         "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA */
+    static const char extra[] = "!#$%&'*+-.^_`|~";
+    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
+        return 1;
+    return c != 0 && memchr(extra, c, sizeof extra - 1) != NULL;
+}
+
+static int lower(int c)
+{
+    return (c >= 'A' && c <= 'Z') ? c + 32 : c;
+}
+
+/* case-insensitive comparison of s[0..len) with a lower-case literal */
+static int ci_eq(const char *s, size_t len, const char *lit)
+{
+    size_t i;
+    for (i = 0; i < len; i++)
+        if (lit[i] == '\0' || lower((unsigned char)s[i]) != lit[i])
+            return 0;
+    return lit[len] == '\0';
+}
+
+static int fail(kd_request *r, int status)
+{
+    r->error_status = status;
+    return KD_ERROR;
+}
+
+/* Field values: HTAB, SP, VCHAR and obs-text. NUL, bare CR and other
+ * controls are rejected (RFC 9110 section 5.5). */
+static int is_value_char(unsigned char c)
+{
+    return c == '\t' || (c >= 0x20 && c != 0x7f);
+}
+
+/* Splits the request-target into path and query. Returns 0 or -1. */
+static int parse_target(kd_request *r)
+{
+    const char *t = r->target, *end = t + r->target_len, *p, *q;
+
+    if (t[0] == '/') {
+        p = t;
+    } else if (r->target_len == 1 && t[0] == '*') {
+        p = t;                                    /* asterisk-form */
+    } else {
+        /* absolute-form (RFC 9112 section 3.2.2): keep the path only */
+        const char *s = t;
+        size_t slen;
+        while (s < end && *s != ':')
+            s++;
+        slen = (size_t)(s - t);
+        if (!(ci_eq(t, slen, "http") || ci_eq(t, slen, "https")) ||
+            end - s < 3 || s[1] != '/' || s[2] != '/')
+            return -1;
+        s += 3;
+        p = s;
+        while (p < end && *p != '/' && *p != '?')
+            p++;
+        if (p == s)                               /* no authority */
+            return -1;
+        if (p == end || *p == '?') {
+            static const char root[] = "/";
+            r->path = root;
+            r->path_len = 1;
+            r->query = p < end ? p + 1 : NULL;
+            r->query_len = p < end ? (size_t)(end - p - 1) : 0;
+            return 0;
+        }
+    }
+    q = memchr(p, '?', (size_t)(end - p));
+    r->path = p;
+    r->path_len = q ? (size_t)(q - p) : (size_t)(end - p);
+    r->query = q ? q + 1 : NULL;
+    r->query_len = q ? (size_t)(end - q - 1) : 0;
+    if (memchr(p, '#', (size_t)(end - p)))        /* fragments are never sent */
+        return -1;
+    return 0;
+}
+
+/* request-line = method SP request-target SP HTTP-version CRLF */
+static int parse_request_line(const char *s, size_t len, kd_request *r)
+{
+    const char *end = s + len, *p = s, *v;
+
+    while (p < end && kd_is_tchar((unsigned char)*p))
+        p++;
+    if (p == s || p == end || *p != ' ')
+        return fail(r, 400);
+    r->method = s;
+    r->method_len = (size_t)(p - s);
+    r->target = ++p;
+    while (p < end && (unsigned char)*p > 0x20 && *p != 0x7f)
+        p++;
+    if (p == r->target || p == end || *p != ' ')
+        return fail(r, 400);
+    r->target_len = (size_t)(p - r->target);
+    v = p + 1;
+    if (end - v != 8 || memcmp(v, "HTTP/", 5) != 0 ||
+        v[5] < '0' || v[5] > '9' || v[6] != '.' || v[7] < '0' || v[7] > '9')
+        return fail(r, 400);
+    if (v[5] != '1')
+        return fail(r, 505);
+    r->minor_version = v[7] == '0' ? 0 : 1;      /* 1.x is 1.1-compatible */
+    if (parse_target(r) != 0)
+        return fail(r, 400);
+    r->is_head = r->method_len == 4 && memcmp(r->method, "HEAD", 4) == 0;
+    return 0;
+}
+
+/* Reads "close" and "keep-alive" from a Connection field value. */
+static void parse_connection(const char *v, size_t len, int *close, int *ka)
+{
+    const char *end = v + len;
+    while (v < end) {
+        const char *tok, *tend;
+        while (v < end && (*v == ' ' || *v == '\t' || *v == ','))
+            v++;
+        tok = v;
+        while (v < end && *v != ',')
+            v++;
+        tend = v;
+        while (tend > tok && (tend[-1] == ' ' || tend[-1] == '\t'))
+            tend--;
+        if (ci_eq(tok, (size_t)(tend - tok), "close"))
+            *close = 1;
+        else if (ci_eq(tok, (size_t)(tend - tok), "keep-alive"))
+            *ka = 1;
+    }
+}
+
+/* Content-Length = 1*DIGIT; anything else (sign, space, list) is an error */
+static int64_t parse_content_length(const char *v, size_t len)
+{
+    int64_t n = 0;
+    size_t i;
+    if (len == 0 || len > 18)                     /* 18 digits cannot overflow */
+        return -1;
+    for (i = 0; i < len; i++) {
+        if (v[i] < '0' || v[i] > '9')
+            return -1;
+        n = n * 10 + (v[i] - '0');
+    }
+    return n;
+}
+
+/* Applies the framing and connection rules once all fields are known. */
+static int check_fields(kd_request *r)
+{
+    size_t i, hosts = 0, cls = 0, tes = 0;
+    int close = 0, ka = 0;
+
+    for (i = 0; i < r->num_headers; i++) {
+        const kd_header *h = &r->headers[i];
+        switch (lower((unsigned char)h->name[0])) {
+        case 'h':
+            if (ci_eq(h->name, h->name_len, "host"))
+                hosts++;
+            break;
+        case 'c':
+            if (ci_eq(h->name, h->name_len, "content-length")) {
+                if (++cls > 1)
+                    return fail(r, 400);
+                r->content_length = parse_content_length(h->value, h->value_len);
+                if (r->content_length < 0)
+                    return fail(r, 400);
+            } else if (ci_eq(h->name, h->name_len, "connection")) {
+                parse_connection(h->value, h->value_len, &close, &ka);
+            }
+            break;
+        case 't':
+            if (ci_eq(h->name, h->name_len, "transfer-encoding")) {
+                if (++tes > 1)
+                    return fail(r, 400);
+                /* only "chunked" alone is understood (RFC 9112 6.1) */
+                if (!ci_eq(h->value, h->value_len, "chunked"))
+                    return fail(r, 501);
+                r->chunked = 1;
+            }
+            break;
+        case 'e':
+            if (r->minor_version >= 1 && ci_eq(h->name, h->name_len, "expect")) {
+                if (!ci_eq(h->value, h->value_len, "100-continue"))
+                    return fail(r, 417);
+                r->expect_continue = 1;
+            }
+            break;
+        }
+    }
+    /* RFC 9112 6.1: TE with CL, or TE in HTTP/1.0, is a smuggling attempt */
+    if (tes && (cls || r->minor_version == 0))
+        return fail(r, 400);
+    /* RFC 9112 3.2: HTTP/1.1 requires exactly one Host */
+    if (hosts > 1 || (r->minor_version >= 1 && hosts != 1))
+        return fail(r, 400);
+    r->keepalive = r->minor_version >= 1 ? !close : (ka && !close);
+    return 0;
+}
+
+int kd_parse_request(const char *buf, size_t len, kd_request *r)
+{
+    const char *p = buf, *end = buf + len, *line_end;
+    size_t avail;
+
+    memset(r, 0, offsetof(kd_request, headers));  /* not the array */
+    r->content_length = -1;
+
+    /* RFC 9112 2.2: ignore empty lines before the request-line */
+    while (end - p >= 2 && p[0] == '\r' && p[1] == '\n' && p - buf < 8)
+        p += 2;
+    if (end - p == 1 && p[0] == '\r')
+        return KD_INCOMPLETE;
+
+    avail = (size_t)(end - p);
+    line_end = memchr(p, '\n', avail < KD_MAX_REQUEST_LINE ? avail : KD_MAX_REQUEST_LINE);
+    if (!line_end)
+        return avail >= KD_MAX_REQUEST_LINE ? fail(r, 414) : KD_INCOMPLETE;
+    if (line_end == p || line_end[-1] != '\r')
+        return fail(r, 400);                      /* bare LF */
+    if (memchr(p, '\r', (size_t)(line_end - 1 - p)))
+        return fail(r, 400);                      /* bare CR */
+    if (parse_request_line(p, (size_t)(line_end - 1 - p), r) != 0)
+        return KD_ERROR;
+    p = line_end + 1;
+
+    for (;;) {
+        const char *name, *colon, *v, *vend;
+        size_t limit = KD_MAX_HEAD - (size_t)(p - buf);
+
+        if (p >= end)
+            return KD_INCOMPLETE;
+        if (p - buf >= KD_MAX_HEAD)
+            return fail(r, 431);
+        avail = (size_t)(end - p);
+        line_end = memchr(p, '\n', avail < limit ? avail : limit);
+        if (!line_end) {
+            if (avail >= limit)
+                return fail(r, 431);
+            /* fail early on what can never become valid */
+            if (*p == ' ' || *p == '\t')
+                return fail(r, 400);
+            return KD_INCOMPLETE;
+        }
+        if (line_end == p || line_end[-1] != '\r')
+            return fail(r, 400);                  /* bare LF */
+        if (line_end - 1 == p) {                  /* empty line: end of head */
+            if (check_fields(r) != 0)
+                return KD_ERROR;
+            return (int)(line_end + 1 - buf);
+        }
+        if (*p == ' ' || *p == '\t')
+            return fail(r, 400);                  /* obs-fold, RFC 9112 5.2 */
+        if (r->num_headers == KD_MAX_HEADERS)
+            return fail(r, 431);
+
+        name = p;
+        while (p < line_end && kd_is_tchar((unsigned char)*p))
+            p++;
+        colon = p;
+        if (colon == name || *colon != ':')
+            return fail(r, 400);                  /* includes space before ':' */
+        v = colon + 1;
+        vend = line_end - 1;                      /* at the CR */
+        while (v < vend && (*v == ' ' || *v == '\t'))
+            v++;
+        for (p = v; p < vend; p++)
+            if (!is_value_char((unsigned char)*p))
+                return fail(r, 400);              /* NUL, bare CR, CTL */
+        while (vend > v && (vend[-1] == ' ' || vend[-1] == '\t'))
+            vend--;
+
+        r->headers[r->num_headers].name = name;
+        r->headers[r->num_headers].name_len = (size_t)(colon - name);
+        r->headers[r->num_headers].value = v;
+        r->headers[r->num_headers].value_len = (size_t)(vend - v);
+        r->num_headers++;
+        p = line_end + 1;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* chunked decoding                                                    */
+
+enum {
+    CH_SIZE_START, CH_SIZE, CH_EXT, CH_SIZE_LF, CH_DATA, CH_DATA_CR,
+    CH_DATA_LF, CH_TRAILER_START, CH_TRAILER, CH_TRAILER_LF, CH_END_LF
+};
+
+/* largest chunk size accepted: larger is an overflow attempt */
+#define KD_MAX_CHUNK_SIZE ((uint64_t)1 << 60)
+
+void kd_chunked_init(kd_chunked *d)
+{
+    memset(d, 0, sizeof *d);
+    d->state = CH_SIZE_START;
+}
+
+static int hexval(unsigned char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+long kd_chunked_decode(kd_chunked *d, const char *in, size_t in_len,
+                       char *out, size_t *out_len)
+{
+    size_t i = 0, o = 0;
+
+    while (i < in_len && !d->done) {
+        unsigned char c = (unsigned char)in[i];
+        int h;
+
+        if (d->state == CH_DATA) {
+            size_t n = in_len - i;
+            if (n > d->remaining)
+                n = (size_t)d->remaining;
+            memmove(out + o, in + i, n);
+            o += n;
+            i += n;
+            d->remaining -= n;
+            if (d->remaining == 0)
+                d->state = CH_DATA_CR;
+            continue;
+        }
+        i++;
+        if (d->state == CH_SIZE_START || d->state == CH_SIZE || d->state == CH_EXT) {
+            if (++d->line_len > KD_MAX_CHUNK_LINE)
+                return -1;
+        } else if (d->state >= CH_TRAILER_START) {
+            if (++d->trailer_len > KD_MAX_TRAILERS)
+                return -1;
+        }
+        switch (d->state) {
+        case CH_SIZE_START:
+        case CH_SIZE:
+            if ((h = hexval(c)) >= 0) {
+                if (d->remaining >= KD_MAX_CHUNK_SIZE >> 4)
+                    return -1;
+                d->remaining = d->remaining * 16 + (uint64_t)h;
+                d->state = CH_SIZE;
+            } else if (d->state == CH_SIZE_START) {
+                return -1;                        /* no digits */
+            } else if (c == '\r') {
+                d->state = CH_SIZE_LF;
+            } else if (c == ';' || c == ' ' || c == '\t') {
+                d->state = CH_EXT;                /* BWS, chunk-ext */
+            } else {
+                return -1;
+            }
+            break;
+        case CH_EXT:
+            if (c == '\r')
+                d->state = CH_SIZE_LF;
+            else if (c != '\t' && (c < 0x20 || c == 0x7f))
+                return -1;
+            break;
+        case CH_SIZE_LF:
+            if (c != '\n')
+                return -1;
+            d->line_len = 0;
+            d->state = d->remaining ? CH_DATA : CH_TRAILER_START;
+            break;
+        case CH_DATA_CR:
+            if (c != '\r')
+                return -1;
+            d->state = CH_DATA_LF;
+            break;
+        case CH_DATA_LF:
+            if (c != '\n')
+                return -1;
+            d->state = CH_SIZE_START;
+            break;
+        case CH_TRAILER_START:
+            if (c == '\r')
+                d->state = CH_END_LF;
+            else if (kd_is_tchar(c))
+                d->state = CH_TRAILER;            /* trailers are read, then dropped */
+            else
+                return -1;                        /* obs-fold, junk */
+            break;
+        case CH_TRAILER:
+            if (c == '\r')
+                d->state = CH_TRAILER_LF;
+            else if (!is_value_char(c) && c != ':')
+                return -1;
+            break;
+        case CH_TRAILER_LF:
+            if (c != '\n')
+                return -1;
+            d->state = CH_TRAILER_START;
+            break;
+        case CH_END_LF:
+            if (c != '\n')
+                return -1;
+            d->done = 1;
+            break;
+        }
+    }
+    *out_len = o;
+    return (long)i;
+}
