@@ -31,7 +31,7 @@ sub run {
     return $self->_run_single if $self->{workers} == 0;
 
     my %signal;
-    local $SIG{$_} = sub { $signal{stop} = 1 } for qw(TERM QUIT INT);
+    local @SIG{qw(TERM QUIT INT)} = (sub { $signal{stop} = 1 }) x 3;
     local $SIG{HUP}  = sub { $signal{restart} = 1 };
     local $SIG{CHLD} = sub { $signal{child} = 1 };    # wakes the sleep below
     local $SIG{PIPE} = 'IGNORE';
@@ -147,7 +147,7 @@ sub _run_single {
     my ($self) = @_;
     my $app = $self->{app} // $self->{loader}->();
     my $server = Kamado::Server->new(%{ $self->{server_args} }, app => $app);
-    local $SIG{$_} = sub { $server->stop } for qw(TERM QUIT INT);
+    local @SIG{qw(TERM QUIT INT)} = (sub { $server->stop }) x 3;
     local $SIG{PIPE} = 'IGNORE';
     $self->{on_ready}->() if $self->{on_ready};
     $server->run;

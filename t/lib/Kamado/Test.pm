@@ -1,0 +1,196 @@
+package Kamado::Test;
+use 5.024;
+use strict;
+use warnings;
+
+# Starts real Kamado servers for tests and talks raw HTTP to them.
+#
+# The listening socket is bound here, on an ephemeral loopback port, and
+# handed to script/kamado as systemd would (LISTEN_FDS, fd 3): no port
+# race, and connections made before the workers are up simply wait in the
+# backlog, so no test needs to sleep. Servers are stopped by PID.
+
+use Exporter 'import';
+use File::Spec;
+use File::Temp ();
+use IO::Socket::IP;
+use IO::Socket::UNIX;
+use POSIX ();
+use Socket qw(SOMAXCONN);
+use Time::HiRes ();
+
+our @EXPORT_OK = qw(start_server raw_request read_response connect_to app_file);
+
+my $ROOT = File::Spec->rel2abs(File::Spec->catdir(__FILE__, (File::Spec->updir) x 4));
+
+# Writes PSGI source to a temporary file; returns its path.
+sub app_file {
+    my ($source) = @_;
+    my $tmp = File::Temp->new(SUFFIX => '.psgi', UNLINK => 1);
+    print $tmp $source;
+    close $tmp;
+    push our @KEEP, $tmp;
+    return $tmp->filename;
+}
+
+# start_server(app => SOURCE or app_file => PATH, args => [...],
+#              unix => PATH) -> object with ->port, ->pid, ->stop
+sub start_server {
+    my (%opt) = @_;
+    my $file = $opt{app_file} // app_file($opt{app});
+    my $listen = $opt{unix}
+        ? IO::Socket::UNIX->new(Local => $opt{unix}, Listen => SOMAXCONN)
+        : IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => SOMAXCONN, ReuseAddr => 1);
+    die "Can't listen for the test server: $!" unless $listen;
+    my $stderr = File::Temp->new(UNLINK => 1);
+    my @cmd = ($^X, "-I$ROOT/blib/lib", "-I$ROOT/blib/arch", "$ROOT/script/kamado",
+        '--workers', $opt{workers} // 1, ($opt{args} // [])->@*, $file);
+    my $pid = fork // die "Can't fork: $!";
+    if ($pid == 0) {
+        POSIX::dup2(fileno $listen, 3) or POSIX::_exit(111);
+        open STDERR, '>&', $stderr or POSIX::_exit(111);
+        $ENV{LISTEN_FDS} = 1;
+        $ENV{LISTEN_PID} = $$;
+        exec @cmd or POSIX::_exit(111);
+    }
+    my $self = bless {
+        pid => $pid, listen => $listen, stderr => $stderr, unix => $opt{unix},
+        port => $opt{unix} ? undef : $listen->sockport,
+    }, __PACKAGE__;
+    $self->wait_ready unless $opt{no_wait};
+    return $self;
+}
+
+sub port { $_[0]{port} }
+sub pid  { $_[0]{pid} }
+
+# Waits until the master says it accepts (its first log line).
+sub wait_ready {
+    my ($self, $timeout) = @_;
+    my $deadline = Time::HiRes::time() + ($timeout // 20);
+    while (Time::HiRes::time() < $deadline) {
+        return 1 if $self->log =~ /accepting connections/;
+        die "kamado exited early:\n" . $self->log if waitpid($self->{pid}, POSIX::WNOHANG()) > 0;
+        Time::HiRes::sleep(0.02);
+    }
+    die "kamado did not start:\n" . $self->log;
+}
+
+# What the server wrote to STDERR so far.
+sub log {
+    my ($self) = @_;
+    open my $fh, '<', $self->{stderr}->filename or return '';
+    local $/;
+    return <$fh> // '';
+}
+
+# Sends a signal (TERM by default) and waits for the exit; returns $?.
+sub stop {
+    my ($self, $signal, $timeout) = @_;
+    return $self->{status} if exists $self->{status};
+    kill $signal // 'TERM', $self->{pid};
+    my $deadline = Time::HiRes::time() + ($timeout // 15);
+    while (Time::HiRes::time() < $deadline) {
+        if (waitpid($self->{pid}, POSIX::WNOHANG()) > 0) {
+            return $self->{status} = $?;
+        }
+        Time::HiRes::sleep(0.02);
+    }
+    kill KILL => $self->{pid};
+    waitpid $self->{pid}, 0;
+    return $self->{status} = -1;    # did not stop in time
+}
+
+sub DESTROY {
+    my ($self) = @_;
+    local $?;
+    $self->stop if $self->{pid} && !exists $self->{status};
+}
+
+# A client socket to the server (TCP, or the unix socket).
+sub connect {
+    my ($self) = @_;
+    my $sock = $self->{unix}
+        ? IO::Socket::UNIX->new(Peer => $self->{unix})
+        : IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $self->{port});
+    die "Can't connect to the test server: $!" unless $sock;
+    $sock->autoflush(1);
+    return $sock;
+}
+
+sub connect_to { $_[0]->connect }
+
+# Sends bytes on a new connection and returns everything read until the
+# server closes it (or the timeout passes).
+sub raw_request {
+    my ($server, $bytes, $timeout) = @_;
+    my $sock = $server->connect;
+    syswrite $sock, $bytes;
+    return read_all($sock, $timeout);
+}
+
+sub read_all {
+    my ($sock, $timeout) = @_;
+    my $deadline = Time::HiRes::time() + ($timeout // 10);
+    my $buf = '';
+    while ((my $left = $deadline - Time::HiRes::time()) > 0) {
+        vec(my $rin = '', fileno $sock, 1) = 1;
+        last unless select($rin, undef, undef, $left);
+        my $n = sysread $sock, $buf, 65536, length $buf;
+        last unless $n;
+    }
+    return $buf;
+}
+
+# Reads exactly one response from a keep-alive connection:
+# { status, headers => {lc name => value}, raw_headers, body, raw }.
+# $opt{head} says the request was HEAD (no body follows); $opt{buffer}, a
+# scalar ref, carries bytes read past one response over to the next call.
+sub read_response {
+    my ($sock, %opt) = @_;
+    my $deadline = Time::HiRes::time() + ($opt{timeout} // 10);
+    my $carry = $opt{buffer} // \(my $own = '');
+    my $buf = $$carry;
+    my $fill = sub {
+        my $left = $deadline - Time::HiRes::time();
+        return 0 if $left <= 0;
+        vec(my $rin = '', fileno $sock, 1) = 1;
+        return 0 unless select($rin, undef, undef, $left);
+        return sysread $sock, $buf, 65536, length $buf;
+    };
+    while ($buf !~ /\r\n\r\n/) { $fill->() or return undef }
+    my ($head, $rest) = split /\r\n\r\n/, $buf, 2;
+    my ($status_line, @lines) = split /\r\n/, $head;
+    my ($status) = $status_line =~ m{^HTTP/1\.[01] (\d{3})} or return undef;
+    my %headers;
+    for (@lines) {
+        my ($k, $v) = /^([^:]+):\s*(.*)$/ or next;
+        $headers{lc $k} = exists $headers{lc $k} ? "$headers{lc $k}, $v" : $v;
+    }
+    $buf = $rest;
+    my $body = '';
+    if ($opt{head} || $status =~ /^(?:1..|204|304)$/) {
+        # no body
+    } elsif (defined $headers{'content-length'}) {
+        while (length $buf < $headers{'content-length'}) { $fill->() or last }
+        $body = substr $buf, 0, $headers{'content-length'}, '';
+    } elsif (($headers{'transfer-encoding'} // '') eq 'chunked') {
+        while (1) {
+            while ($buf !~ /\r\n/) { $fill->() or return undef }
+            $buf =~ s/^([0-9a-fA-F]+)[^\r]*\r\n// or return undef;
+            my $size = hex $1;
+            while (length $buf < $size + 2) { $fill->() or return undef }
+            $body .= substr $buf, 0, $size, '';
+            substr($buf, 0, 2, '') eq "\r\n" or return undef;
+            if ($size == 0) { last }
+        }
+    } else {
+        while ($fill->()) { }
+        $body = $buf;
+        $buf = '';
+    }
+    $$carry = $buf;
+    return { status => $status, headers => \%headers, head => $head, body => $body };
+}
+
+1;
