@@ -13,6 +13,7 @@
 /* one translation unit, so the compiler can inline across the engine */
 #include "src/kd_parser.c"
 #include "src/kd_conn.c"
+#include <sys/prctl.h>
 
 typedef struct {
     kd_loop *loop;
@@ -454,3 +455,11 @@ OUTPUT:
 MODULE = Kamado    PACKAGE = Kamado
 
 PROTOTYPES: DISABLE
+
+int
+set_parent_death_signal(int sig)
+CODE:
+    /* a worker must not outlive a master that was killed with KILL */
+    RETVAL = prctl(PR_SET_PDEATHSIG, (unsigned long)sig) == 0;
+OUTPUT:
+    RETVAL

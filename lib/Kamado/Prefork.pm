@@ -69,6 +69,7 @@ sub run {
 
 sub _spawn {
     my ($self) = @_;
+    my $master = $$;
     my $pid = fork;
     if (!defined $pid) {
         $self->{log}->("Can't fork a worker: $!");
@@ -78,13 +79,15 @@ sub _spawn {
         $self->{children}{$pid} = $self->{generation};
         return;
     }
-    $self->_worker_main;
+    $self->_worker_main($master);
 }
 
 sub _worker_main {
-    my ($self) = @_;
+    my ($self, $master) = @_;
     my $server;
     $SIG{$_} = sub { $server->stop if $server } for qw(TERM QUIT INT);
+    Kamado::set_parent_death_signal(POSIX::SIGTERM());
+    POSIX::_exit(0) if getppid != $master;    # it died before the line above
     $SIG{HUP} = 'IGNORE';              # the master's business
     $SIG{CHLD} = 'DEFAULT';
     srand;                             # every worker its own random sequence

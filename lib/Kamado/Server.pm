@@ -7,6 +7,7 @@ use Errno ();
 use Kamado;
 use Kamado::Writer;
 use Plack::Util;
+use Scalar::Util ();
 use Stream::Buffered;
 use Time::HiRes ();
 
@@ -82,8 +83,7 @@ sub handle_request {
     if ($body_kind) {
         $self->_read_body($fd, $env, $body_kind) or return;
     } else {
-        open my $input, '<', \(my $empty = '');
-        $env->{'psgi.input'} = $input;
+        $env->{'psgi.input'} = $self->_empty_input;
     }
     $env->{'psgix.cleanup.handlers'} = [];
 
@@ -104,6 +104,16 @@ sub handle_request {
         eval { $handler->($env); 1 } or _log_error($env, "cleanup handler died: $@");
     }
     $self->{stopping} = 1 if $env->{'psgix.harakiri.commit'};
+}
+
+# One read-only handle on an empty string serves every request without a
+# body; a new one is made only if an app closed it.
+sub _empty_input {
+    my ($self) = @_;
+    my $fh = $self->{empty_input};
+    return $fh if $fh && Scalar::Util::openhandle($fh);
+    open $fh, '<', \(my $empty = '');
+    return $self->{empty_input} = $fh;
 }
 
 # Reads the whole body before the app runs (psgix.input.buffered): in

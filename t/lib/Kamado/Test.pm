@@ -12,6 +12,7 @@ use warnings;
 
 use Exporter 'import';
 use File::Spec;
+use Fcntl ();
 use File::Temp ();
 use IO::Socket::IP;
 use IO::Socket::UNIX;
@@ -21,7 +22,8 @@ use Time::HiRes ();
 
 our @EXPORT_OK = qw(start_server raw_request read_response connect_to app_file);
 
-my $ROOT = File::Spec->rel2abs(File::Spec->catdir(__FILE__, (File::Spec->updir) x 4));
+use File::Basename ();
+my $ROOT = File::Spec->rel2abs(File::Spec->catdir(File::Basename::dirname(__FILE__), ('..') x 3));
 
 # Writes PSGI source to a temporary file; returns its path.
 sub app_file {
@@ -29,7 +31,7 @@ sub app_file {
     my $tmp = File::Temp->new(SUFFIX => '.psgi', UNLINK => 1);
     print $tmp $source;
     close $tmp;
-    push our @KEEP, $tmp;
+    push our(@KEEP), $tmp;    # the file lives as long as the test
     return $tmp->filename;
 }
 
@@ -47,7 +49,10 @@ sub start_server {
         '--workers', $opt{workers} // 1, ($opt{args} // [])->@*, $file);
     my $pid = fork // die "Can't fork: $!";
     if ($pid == 0) {
-        POSIX::dup2(fileno $listen, 3) or POSIX::_exit(111);
+        # dup2 onto itself keeps close-on-exec set, so clear it explicitly
+        POSIX::dup2(fileno $listen, 3) // POSIX::_exit(111) if fileno $listen != 3;
+        open my $fd3, '+<&=', 3 or POSIX::_exit(111);
+        fcntl $fd3, Fcntl::F_SETFD(), 0 or POSIX::_exit(111);
         open STDERR, '>&', $stderr or POSIX::_exit(111);
         $ENV{LISTEN_FDS} = 1;
         $ENV{LISTEN_PID} = $$;

@@ -1,0 +1,52 @@
+# The option table: parsing, aliases, defaults, errors, plackup's spelling,
+# and the POD of script/kamado documenting every option.
+use strict;
+use warnings;
+use Test::More;
+use Kamado::Options;
+
+my $defaults = Kamado::Options::defaults();
+is_deeply(Kamado::Options->parse_argv(), $defaults, 'no options: the defaults');
+is $defaults->{workers}, 4, 'default workers';
+is $defaults->{keepalive_timeout}, 75, 'keep-alive outlasts the 60 s of proxies';
+is $defaults->{preload}, 1, 'preload by default';
+
+my @cases = (
+    [[qw(--workers 8 app.psgi)],            {workers => 8, app => 'app.psgi'}],
+    [[qw(--max-workers 3)],                 {workers => 3}],
+    [[qw(--listen :8080 --listen /tmp/s)],  {listen => [':8080', '/tmp/s']}],
+    [[qw(-l :1 -o ::1 -p 9)],               {listen => [':1'], host => '::1', port => 9}],
+    [[qw(--no-preload)],                    {preload => 0}],
+    [[qw(-I lib -I local -M Foo -E dev)],   {include => [qw(lib local)], module => ['Foo'], env => 'dev'}],
+    [[qw(--keepalive-timeout 1.5 --max-keepalive-reqs 7)], {keepalive_timeout => 1.5, max_keepalive_reqs => 7}],
+    [[qw(--max-reqs-per-child 100 --spool-threshold 10)],  {max_reqs_per_child => 100, spool_threshold => 10}],
+    [[qw(-a x.psgi)],                       {app => 'x.psgi'}],
+);
+for my $case (@cases) {
+    my ($argv, $want) = @$case;
+    is_deeply(Kamado::Options->parse_argv(@$argv), {%$defaults, %$want}, "@$argv");
+}
+
+for my $bad (
+    [[qw(--no-such-option)],      qr/^kamado: Unknown option: no-such-option \(see kamado --help\)$/],
+    [[qw(--workers many)],        qr/^kamado: Value "many" invalid for option workers/],
+    [[qw(a.psgi b.psgi)],         qr/^kamado: more than one app given: a.psgi b.psgi$/],
+    [[qw(--work 3)],              qr/Unknown option: work/],    # no abbreviations
+) {
+    my ($argv, $re) = @$bad;
+    eval { Kamado::Options->parse_argv(@$argv) };
+    like $@, $re, "error for @$argv";
+    unlike $@, qr/\n./, 'one line';
+}
+
+is_deeply(Kamado::Options->from_handler_args(max_workers => 2, 'keepalive-timeout' => 3, port => 80, host => 'h', foo => 1),
+    {%$defaults, workers => 2, keepalive_timeout => 3, port => 80, host => 'h'},
+    'plackup -s Kamado: aliases, dashes, unknown keys dropped');
+
+open my $fh, '<', 'script/kamado' or die $!;
+my $pod = do { local $/; <$fh> };
+for my $name (Kamado::Options::names()) {
+    my $flag = length $name == 1 ? "-$name" : "--$name";
+    like $pod, qr/^=item B<\Q$flag\E>/m, "the POD documents $flag";
+}
+done_testing;
