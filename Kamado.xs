@@ -24,6 +24,19 @@ typedef struct {
 
 typedef kd_xs *Kamado__Loop;
 
+/* %env keys the engine sets on every request, with their hashes computed
+ * once at load time (the hash seed is fixed for the process and its
+ * forked workers) */
+enum { K_METHOD, K_URI, K_PROTOCOL, K_QUERY, K_ADDR, K_PORT, K_PATH, K_CL, K_CT, K_COUNT };
+static struct { const char *name; I32 len; U32 hash; } env_keys[K_COUNT] = {
+    {"REQUEST_METHOD", 14, 0}, {"REQUEST_URI", 11, 0}, {"SERVER_PROTOCOL", 15, 0},
+    {"QUERY_STRING", 12, 0}, {"REMOTE_ADDR", 11, 0}, {"REMOTE_PORT", 11, 0},
+    {"PATH_INFO", 9, 0}, {"CONTENT_LENGTH", 14, 0}, {"CONTENT_TYPE", 12, 0},
+};
+
+#define ENV_STORE(env, k, sv) \
+    (void)hv_store((env), env_keys[k].name, env_keys[k].len, (sv), env_keys[k].hash)
+
 /* growable append into the reused head buffer */
 static void head_add(kd_xs *x, size_t *len, const char *s, size_t n)
 {
@@ -59,12 +72,12 @@ static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
     size_t i;
     SV *path;
 
-    (void)hv_stores(env, "REQUEST_METHOD", newSVpvn(r->method, r->method_len));
-    (void)hv_stores(env, "REQUEST_URI", newSVpvn(r->target, r->target_len));
-    (void)hv_stores(env, "SERVER_PROTOCOL", newSVpvn(r->minor_version ? "HTTP/1.1" : "HTTP/1.0", 8));
-    (void)hv_stores(env, "QUERY_STRING", r->query ? newSVpvn(r->query, r->query_len) : newSVpvs(""));
-    (void)hv_stores(env, "REMOTE_ADDR", newSVpv(c->remote_addr, 0));
-    (void)hv_stores(env, "REMOTE_PORT", newSViv(c->remote_port));
+    ENV_STORE(env, K_METHOD, newSVpvn(r->method, r->method_len));
+    ENV_STORE(env, K_URI, newSVpvn(r->target, r->target_len));
+    ENV_STORE(env, K_PROTOCOL, newSVpvn(r->minor_version ? "HTTP/1.1" : "HTTP/1.0", 8));
+    ENV_STORE(env, K_QUERY, r->query ? newSVpvn(r->query, r->query_len) : newSVpvs(""));
+    ENV_STORE(env, K_ADDR, newSVpvn(c->remote_addr, c->remote_addr_len));
+    ENV_STORE(env, K_PORT, newSViv(c->remote_port));
 
     /* PATH_INFO is the percent-decoded path (CGI/PSGI convention) */
     path = newSV(r->path_len + 1);
@@ -85,37 +98,37 @@ static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
         *d = '\0';
         SvCUR_set(path, d - SvPVX(path));
     }
-    (void)hv_stores(env, "PATH_INFO", path);
+    ENV_STORE(env, K_PATH, path);
 
     for (i = 0; i < r->num_headers; i++) {
         const kd_header *h = &r->headers[i];
-        size_t klen, j;
-        const char *k;
-        SV **old;
+        size_t j;
+        SV **slot;
 
         /* underscores would let "X_Forwarded_For" pose as X-Forwarded-For */
         if (memchr(h->name, '_', h->name_len) || h->name_len > 256)
             continue;
         if (ci_eq(h->name, h->name_len, "content-length")) {
-            k = "CONTENT_LENGTH"; klen = 14;
-        } else if (ci_eq(h->name, h->name_len, "content-type")) {
-            k = "CONTENT_TYPE"; klen = 12;
-        } else {
-            memcpy(key, "HTTP_", 5);
-            for (j = 0; j < h->name_len; j++) {
-                char ch = h->name[j];
-                key[5 + j] = ch == '-' ? '_' : (char)toUPPER(ch);
-            }
-            k = key;
-            klen = h->name_len + 5;
+            ENV_STORE(env, K_CL, newSVpvn(h->value, h->value_len));
+            continue;
         }
-        old = hv_fetch(env, k, (I32)klen, 0);
-        if (old && k == key) {
+        if (ci_eq(h->name, h->name_len, "content-type")) {
+            ENV_STORE(env, K_CT, newSVpvn(h->value, h->value_len));
+            continue;
+        }
+        memcpy(key, "HTTP_", 5);
+        for (j = 0; j < h->name_len; j++) {
+            char ch = h->name[j];
+            key[5 + j] = ch == '-' ? '_' : (char)toUPPER(ch);
+        }
+        /* one lookup: the slot is new (undef) or holds an earlier field */
+        slot = hv_fetch(env, key, (I32)(h->name_len + 5), 1);
+        if (SvOK(*slot)) {
             /* repeated fields are joined as one list (RFC 9110 5.3) */
-            sv_catpvs(*old, ", ");
-            sv_catpvn(*old, h->value, h->value_len);
+            sv_catpvs(*slot, ", ");
+            sv_catpvn(*slot, h->value, h->value_len);
         } else {
-            (void)hv_store(env, k, (I32)klen, newSVpvn(h->value, h->value_len), 0);
+            sv_setpvn(*slot, h->value, h->value_len);
         }
     }
     return env;
@@ -223,6 +236,13 @@ MODULE = Kamado    PACKAGE = Kamado::Loop
 
 PROTOTYPES: DISABLE
 
+BOOT:
+{
+    int i;
+    for (i = 0; i < K_COUNT; i++)
+        PERL_HASH(env_keys[i].hash, env_keys[i].name, env_keys[i].len);
+}
+
 Kamado::Loop
 new(char *klass, AV *fds, AV *templates, HV *settings)
 CODE:
@@ -237,6 +257,8 @@ CODE:
         SV **t = av_fetch(templates, i, 0);
         if (!t || !SvROK(*t) || SvTYPE(SvRV(*t)) != SVt_PVHV)
             croak("Kamado::Loop->new: template %d is not a hash reference", (int)i);
+        /* room for every per-request key: copies never split buckets */
+        hv_ksplit((HV *)SvRV(*t), 40);
         ifds[i] = (int)SvIV(*av_fetch(fds, i, 0));
     }
     Newxz(RETVAL, 1, kd_xs);

@@ -365,6 +365,7 @@ static void accept_one(kd_loop *l, int li)
         inet_ntop(AF_INET6, &a->sin6_addr, c->remote_addr, sizeof c->remote_addr);
         c->remote_port = ntohs(a->sin6_port);
     }
+    c->remote_addr_len = strlen(c->remote_addr);
     l->nopen++;
     if (l->nopen >= l->max_conns)
         set_listening(l, 0);

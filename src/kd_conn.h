@@ -44,6 +44,7 @@ typedef struct kd_conn {
     int requests;                   /* served on this connection */
     double deadline;                /* for idle or partial heads */
     char remote_addr[64];
+    size_t remote_addr_len;
     int remote_port;
     kd_request req;
 } kd_conn;

@@ -8,15 +8,30 @@
 #include <stddef.h>
 #include <string.h>
 
+/* tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." /
+ *         "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA  (RFC 9110 5.6.2) */
+static const unsigned char tchar_table[256] = {
+    ['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1, ['*'] = 1,
+    ['+'] = 1, ['-'] = 1, ['.'] = 1, ['^'] = 1, ['_'] = 1, ['`'] = 1, ['|'] = 1,
+    ['~'] = 1,
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
+    ['7'] = 1, ['8'] = 1, ['9'] = 1,
+    ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1,
+    ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1,
+    ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1,
+    ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1,
+    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1,
+    ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1,
+    ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1,
+    ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
+};
+
 int kd_is_tchar(unsigned char c)
 {
-    /* tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." /
-     *         "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA */
-    static const char extra[] = "!#$%&'*+-.^_`|~";
-    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
-        return 1;
-    return c != 0 && memchr(extra, c, sizeof extra - 1) != NULL;
+    return tchar_table[c];
 }
+
+#define IS_TCHAR(c) (tchar_table[(unsigned char)(c)])
 
 static int lower(int c)
 {
@@ -95,7 +110,7 @@ static int parse_request_line(const char *s, size_t len, kd_request *r)
 {
     const char *end = s + len, *p = s, *v;
 
-    while (p < end && kd_is_tchar((unsigned char)*p))
+    while (p < end && IS_TCHAR(*p))
         p++;
     if (p == s || p == end || *p != ' ')
         return fail(r, 400);
@@ -266,7 +281,7 @@ int kd_parse_request(const char *buf, size_t len, kd_request *r)
             return fail(r, 431);
 
         name = p;
-        while (p < line_end && kd_is_tchar((unsigned char)*p))
+        while (p < line_end && IS_TCHAR(*p))
             p++;
         colon = p;
         if (colon == name || *colon != ':')
@@ -387,7 +402,7 @@ long kd_chunked_decode(kd_chunked *d, const char *in, size_t in_len,
         case CH_TRAILER_START:
             if (c == '\r')
                 d->state = CH_END_LF;
-            else if (kd_is_tchar(c))
+            else if (IS_TCHAR(c))
                 d->state = CH_TRAILER;            /* trailers are read, then dropped */
             else
                 return -1;                        /* obs-fold, junk */

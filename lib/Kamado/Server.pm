@@ -7,7 +7,6 @@ use Errno ();
 use Kamado;
 use Kamado::Writer;
 use Plack::Util;
-use Scalar::Util ();
 use Stream::Buffered;
 use Time::HiRes ();
 
@@ -85,10 +84,14 @@ sub handle_request {
     } else {
         $env->{'psgi.input'} = $self->_empty_input;
     }
-    $env->{'psgix.cleanup.handlers'} = [];
+    my $cleanup = $env->{'psgix.cleanup.handlers'} = [];
 
     my $res = eval { $self->{app}->($env) };
-    if (!defined $res) {
+    if (ref $res eq 'ARRAY' && @$res == 3 && ref $res->[2] eq 'ARRAY' && ref $res->[1] eq 'ARRAY') {
+        # the common case, all in C; false but defined: a bad status or header
+        my $sent = $loop->write_response($fd, @$res);
+        $self->_invalid_response($fd, $env, 'bad status or header') if defined $sent && !$sent;
+    } elsif (!defined $res) {
         _log_error($env, "app died: " . ($@ || 'returned undef'));
         $loop->write_response($fd, 500, $SERVER_ERROR->[1], $SERVER_ERROR->[2]);
     } elsif (ref $res eq 'ARRAY') {
@@ -100,8 +103,10 @@ sub handle_request {
         $loop->write_response($fd, 500, $SERVER_ERROR->[1], $SERVER_ERROR->[2]);
     }
 
-    for my $handler ($env->{'psgix.cleanup.handlers'}->@*) {
-        eval { $handler->($env); 1 } or _log_error($env, "cleanup handler died: $@");
+    if (@$cleanup) {
+        for my $handler (@$cleanup) {
+            eval { $handler->($env); 1 } or _log_error($env, "cleanup handler died: $@");
+        }
     }
     $self->{stopping} = 1 if $env->{'psgix.harakiri.commit'};
 }
@@ -111,7 +116,7 @@ sub handle_request {
 sub _empty_input {
     my ($self) = @_;
     my $fh = $self->{empty_input};
-    return $fh if $fh && Scalar::Util::openhandle($fh);
+    return $fh if $fh && defined fileno $fh;    # -1 while open (in memory)
     open $fh, '<', \(my $empty = '');
     return $self->{empty_input} = $fh;
 }
