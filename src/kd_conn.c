@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #define EVENTS_PER_WAIT 64
+#define DRAIN_IDLE 1.0          /* seconds; see kd_loop_stop_accepting */
 
 double kd_now(void)
 {
@@ -436,9 +437,10 @@ int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out)
         if (l->draining && l->nopen == 0)
             return 0;
         n = epoll_wait(l->epfd, evs, EVENTS_PER_WAIT,
-                       timeout_ms < 0 || timeout_ms > 1000 ? 1000 : timeout_ms);
+                       timeout_ms < 0 || timeout_ms > 1000 ? 1000 :
+                       l->draining && timeout_ms > 50 ? 50 : timeout_ms);
         now = kd_now();
-        if (now - l->last_sweep >= 1.0)
+        if (now - l->last_sweep >= (l->draining ? 0.05 : 1.0))
             sweep(l, now);
         if (n < 0)
             return errno == EINTR ? 0 : -1;
@@ -473,8 +475,21 @@ void kd_loop_stop_accepting(kd_loop *l)
     /* Connections stay open: each gets one more response, marked
      * Connection: close, so a client that is about to send on an idle
      * keep-alive connection is answered instead of reset. */
+    int fd;
+    double now = kd_now();
     set_listening(l, 0);
     l->draining = 1;
+    /* A connection idle for a while is a pooled one, as unlikely to send
+     * now as at any keep-alive expiry: it gets DRAIN_IDLE more seconds,
+     * not its whole keep-alive timeout. */
+    for (fd = 0; fd < l->conns_cap; fd++) {
+        kd_conn *c = l->conns[fd];
+        if (c && c->open && !c->serving && c->pos == c->len) {
+            double idle_since = c->deadline - l->keepalive_timeout;
+            if (idle_since + DRAIN_IDLE < c->deadline)
+                c->deadline = idle_since + DRAIN_IDLE > now ? idle_since + DRAIN_IDLE : now;
+        }
+    }
 }
 
 void kd_conn_finish(kd_loop *l, kd_conn *c, int keepalive)

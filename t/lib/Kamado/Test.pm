@@ -45,7 +45,8 @@ sub start_server {
         : IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => SOMAXCONN, ReuseAddr => 1);
     die "Can't listen for the test server: $!" unless $listen;
     my $stderr = File::Temp->new(UNLINK => 1);
-    my @cmd = ($^X, "-I$ROOT/blib/lib", "-I$ROOT/blib/arch", "$ROOT/script/kamado",
+    # command => [...] runs another front end (plackup -s Kamado) instead
+    my @cmd = ($^X, "-I$ROOT/blib/lib", "-I$ROOT/blib/arch", ($opt{command} // ["$ROOT/script/kamado"])->@*,
         '--workers', $opt{workers} // 1, ($opt{args} // [])->@*, $file);
     my $pid = fork // die "Can't fork: $!";
     if ($pid == 0) {
