@@ -20,6 +20,7 @@ typedef struct {
     AV *templates;                  /* env template per listener */
     char *head;                     /* response head buffer, reused */
     size_t head_cap;
+    char env_key[KD_BUF_SIZE + 5];  /* "HTTP_" + any name that fits a head */
 } kd_xs;
 
 typedef kd_xs *Kamado__Loop;
@@ -68,7 +69,7 @@ static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
     const kd_request *r = &c->req;
     SV **tmpl = av_fetch(x->templates, c->listener, 0);
     HV *env = newHVhv((HV *)SvRV(*tmpl));
-    char key[256 + 5];
+    char *key = x->env_key;
     size_t i;
     SV *path;
 
@@ -106,7 +107,7 @@ static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
         SV **slot;
 
         /* underscores would let "X_Forwarded_For" pose as X-Forwarded-For */
-        if (memchr(h->name, '_', h->name_len) || h->name_len > 256)
+        if (memchr(h->name, '_', h->name_len))
             continue;
         if (ci_eq(h->name, h->name_len, "content-length")) {
             ENV_STORE(env, K_CL, newSVpvn(h->value, h->value_len));

@@ -15,4 +15,76 @@ __END__
 
 Kamado - a fast PSGI server with an HTTP hot path in C and a prefork manager
 
+=head1 SYNOPSIS
+
+    kamado --listen :8080 --workers 8 app.psgi
+    plackup -s Kamado app.psgi
+    start_server --port 8080 -- kamado app.psgi
+
+=head1 DESCRIPTION
+
+Kamado serves PSGI applications. Its engine is plain C (F<src/>): each
+worker runs an epoll loop that accepts connections, reads requests in 64 KiB
+buffers, parses them strictly, and returns a complete request head to Perl
+with C<%env> already built from a per-listener template. Perl reads the body
+(when there is one), calls the application, and the engine writes the
+response: status line, headers and an array body in one C<sendmsg>, file
+bodies with C<sendfile>, streamed bodies chunked when HTTP/1.1 allows.
+
+Idle keep-alive connections and connections still sending their head cost
+a file descriptor in some worker's loop, never a whole worker.
+
+The command-line options are documented in L<kamado>.
+
+=head1 PSGI
+
+PSGI 1.1 with C<psgi.streaming> (delayed responses and the writer),
+C<psgix.input.buffered> (the whole body is read before the app runs: in
+memory up to C<--spool-threshold>, in a temporary file above it),
+C<psgix.harakiri> and C<psgix.harakiri.commit> (the worker exits after the
+response), C<psgix.cleanup> and C<psgix.cleanup.handlers> (run after the
+response is sent). C<psgix.io> is not provided.
+
+An application that dies, or returns something that is not a PSGI
+response, gets a C<500> with a generic body; the error and the request line
+go to C<psgi.errors> (STDERR).
+
+=head1 HTTP
+
+HTTP/1.0 and 1.1, keep-alive (HTTP/1.0 with C<Connection: keep-alive>, as
+ApacheBench's C<-k> sends), pipelining, chunked request bodies (decoded;
+the app sees C<CONTENT_LENGTH>), C<Expect: 100-continue>.
+
+Framing is strict, against request smuggling; these requests are answered
+with the status shown and the connection is closed:
+
+    Transfer-Encoding and Content-Length together          400
+    Transfer-Encoding in an HTTP/1.0 request               400
+    Transfer-Encoding other than exactly "chunked"         501
+    Content-Length repeated, signed, a list, not digits    400
+    a malformed chunk size or chunk framing                400
+    obs-fold, bare CR, bare LF, NUL, space before a colon  400
+    HTTP/1.1 without exactly one Host                      400
+    an HTTP version other than 1.x                         505
+    Expect other than 100-continue (HTTP/1.1)              417
+
+Header fields whose name contains an underscore are not passed to the app:
+C<X_Forwarded_For> would otherwise reach it as C<HTTP_X_FORWARDED_FOR>,
+indistinguishable from C<X-Forwarded-For> (nginx drops them too).
+
+=head1 LIMITS
+
+Compiled in (F<src/kd_parser.h>, F<src/kd_conn.h>):
+
+    request line                  8192 bytes        414
+    request head                  65536 bytes       431
+    header fields                 100               431
+    chunk-size line               4096 bytes        400
+    trailer fields, all together  8192 bytes        400
+
+=head1 SEE ALSO
+
+L<kamado>, L<Plack::Handler::Kamado>, L<Kamado::Prefork>, L<Plack>,
+L<Server::Starter>.
+
 =cut
