@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -112,6 +113,16 @@ const char *kd_reason(int status)
     }
 }
 
+/* Idle connections cost a descriptor each: use what the hard limit allows. */
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max > 65536 ? 65536 : rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
 kd_loop *kd_loop_new(const int *listen_fds, int n)
 {
     kd_loop *l;
@@ -152,6 +163,7 @@ kd_loop *kd_loop_new(const int *listen_fds, int n)
         }
     }
     l->accepting = 1;
+    raise_fd_limit();
     return l;
 }
 
@@ -322,6 +334,9 @@ static void sweep(kd_loop *l, double now)
 {
     int fd;
     l->last_sweep = now;
+    /* retry listening paused by EMFILE even if no connection closed */
+    if (!l->accepting && !l->draining && l->nopen < l->max_conns)
+        set_listening(l, 1);
     for (fd = 0; fd < l->conns_cap; fd++) {
         kd_conn *c = l->conns[fd];
         if (c && c->open && !c->serving && c->deadline < now) {
@@ -341,8 +356,13 @@ static void accept_one(kd_loop *l, int li)
     kd_conn *c;
     int fd = accept4(l->listen_fds[li], (struct sockaddr *)&ss, &sl,
                      SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0)
-        return;                       /* another worker took it, or EMFILE */
+    if (fd < 0) {
+        /* out of descriptors: the listener would stay readable and spin
+         * the loop; listen again once a connection closes */
+        if (errno == EMFILE || errno == ENFILE)
+            set_listening(l, 0);
+        return;                       /* or another worker took it */
+    }
     c = conn_slot(l, fd);
     if (!c) {
         close(fd);
