@@ -31,6 +31,7 @@ sub run {
     return $self->_run_single if $self->{workers} == 0;
 
     my %signal;
+    local $0 = "kamado master $0";    # what ps shows
     local @SIG{qw(TERM QUIT INT)} = (sub { $signal{stop} = 1 }) x 3;
     local $SIG{HUP}  = sub { $signal{restart} = 1 };
     local $SIG{CHLD} = sub { $signal{child} = 1 };    # wakes the sleep below
@@ -85,6 +86,7 @@ sub _spawn {
 sub _worker_main {
     my ($self, $master) = @_;
     my $server;
+    $0 =~ s/^kamado master/kamado worker/;
     $SIG{$_} = sub { $server->stop if $server } for qw(TERM QUIT INT);
     Kamado::set_parent_death_signal(POSIX::SIGTERM());
     POSIX::_exit(0) if getppid != $master;    # it died before the line above
