@@ -6,6 +6,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -152,7 +153,17 @@ kd_loop *kd_loop_new(const int *listen_fds, int n)
     l->last_sweep = kd_now();
     for (i = 0; i < n; i++) {
         struct epoll_event ev;
-        ev.events = EPOLLIN | EPOLLEXCLUSIVE;  /* wake one worker per connection */
+        /* Several workers may wake for one connection: the losers must get
+         * EAGAIN from accept4, not block in it while their own clients wait. */
+        int flags = fcntl(listen_fds[i], F_GETFL);
+        if (flags < 0 || fcntl(listen_fds[i], F_SETFL, flags | O_NONBLOCK) != 0) {
+            int e = errno;
+            close(l->epfd);
+            free(l);
+            errno = e;
+            return NULL;
+        }
+        ev.events = EPOLLIN | EPOLLEXCLUSIVE;  /* wake few workers per connection */
         ev.data.u64 = (uint64_t)i | ((uint64_t)1 << 32);
         if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, listen_fds[i], &ev) != 0) {
             int e = errno;

@@ -32,10 +32,11 @@ sub run {
 
     my %signal;
     local $0 = "kamado master $0";    # what ps shows
-    local @SIG{qw(TERM QUIT INT)} = (sub { $signal{stop} = 1 }) x 3;
-    local $SIG{HUP}  = sub { $signal{restart} = 1 };
-    local $SIG{CHLD} = sub { $signal{child} = 1 };    # wakes the sleep below
-    local $SIG{PIPE} = 'IGNORE';
+    # not local: a second TERM while the master returns must not kill it
+    @SIG{qw(TERM QUIT INT)} = (sub { $signal{stop} = 1 }) x 3;
+    $SIG{HUP}  = sub { $signal{restart} = 1 };
+    $SIG{CHLD} = sub { $signal{child} = 1 };    # wakes the sleep below
+    $SIG{PIPE} = 'IGNORE';
 
     # workers that stop accepting (request budget spent) say so here, so
     # their replacement starts while they drain
@@ -152,8 +153,8 @@ sub _run_single {
     my ($self) = @_;
     my $app = $self->{app} // $self->{loader}->();
     my $server = Kamado::Server->new(%{ $self->{server_args} }, app => $app);
-    local @SIG{qw(TERM QUIT INT)} = (sub { $server->stop }) x 3;
-    local $SIG{PIPE} = 'IGNORE';
+    @SIG{qw(TERM QUIT INT)} = (sub { $server->stop }) x 3;
+    $SIG{PIPE} = 'IGNORE';
     $self->{on_ready}->() if $self->{on_ready};
     $server->run;
     return 0;

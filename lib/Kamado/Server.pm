@@ -33,9 +33,15 @@ sub new {
     return $self;
 }
 
-# Asks the loop to stop after the request in progress (signal-safe: sets a
-# flag only).
-sub stop { $_[0]{stopping} = 1 }
+# Asks the loop to stop after the request in progress. Called from signal
+# handlers (Perl's deferred signals make that safe): the engine stops
+# accepting at once, so a response being prepared already says
+# Connection: close.
+sub stop {
+    my ($self) = @_;
+    $self->{stopping} = 1;
+    $self->{loop}->stop_accepting if $self->{loop};
+}
 
 # Serves requests until stop() is called or the request budget is spent.
 sub run {
@@ -87,6 +93,7 @@ sub handle_request {
     my $cleanup = $env->{'psgix.cleanup.handlers'} = [];
 
     my $res = eval { $self->{app}->($env) };
+    $self->stop if $env->{'psgix.harakiri.commit'};
     if (ref $res eq 'ARRAY' && @$res == 3 && ref $res->[2] eq 'ARRAY' && ref $res->[1] eq 'ARRAY') {
         # the common case, all in C; false but defined: a bad status or header
         my $sent = $loop->write_response($fd, @$res);
@@ -108,7 +115,7 @@ sub handle_request {
             eval { $handler->($env); 1 } or _log_error($env, "cleanup handler died: $@");
         }
     }
-    $self->{stopping} = 1 if $env->{'psgix.harakiri.commit'};
+    $self->stop if $env->{'psgix.harakiri.commit'} && !$self->{stopping};    # set by a cleanup handler
 }
 
 # One read-only handle on an empty string serves every request without a

@@ -36,7 +36,9 @@ sub wait_until(&$) {
 my $victim = worker_pid();
 like $victim, qr/^\d+\z/, 'a worker answers';
 kill KILL => $victim;
-wait_until { !kill 0, $victim or !-e "/proc/$victim" or `cat /proc/$victim/stat` =~ /\) Z / } 'the killed worker is gone';
+# gone, or a zombie the master has yet to reap
+sub gone { my $pid = shift; open my $f, '<', "/proc/$pid/stat" or return 1; <$f> =~ /\) Z / }
+wait_until { gone($victim) } 'the killed worker is gone';
 wait_until { my $p = worker_pid(); defined $p && $p != $victim } 'a request is served after the kill';
 my $before = pids_seen(40);
 ok !$before->{error}, 'no errors after a worker was killed';

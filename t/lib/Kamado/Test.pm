@@ -95,6 +95,14 @@ sub stop {
     my ($self, $signal, $timeout) = @_;
     return $self->{status} if exists $self->{status};
     kill $signal // 'TERM', $self->{pid};
+    return $self->wait_exit($timeout);
+}
+
+# Waits for the server to exit (after a signal sent by the test itself);
+# returns $?, or -1 when it had to be killed.
+sub wait_exit {
+    my ($self, $timeout) = @_;
+    return $self->{status} if exists $self->{status};
     my $deadline = Time::HiRes::time() + ($timeout // 15);
     while (Time::HiRes::time() < $deadline) {
         if (waitpid($self->{pid}, POSIX::WNOHANG()) > 0) {
