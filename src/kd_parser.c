@@ -309,7 +309,7 @@ int kd_parse_request(const char *buf, size_t len, kd_request *r)
 /* chunked decoding                                                    */
 
 enum {
-    CH_SIZE_START, CH_SIZE, CH_EXT, CH_SIZE_LF, CH_DATA, CH_DATA_CR,
+    CH_SIZE_START, CH_SIZE, CH_BWS, CH_EXT, CH_SIZE_LF, CH_DATA, CH_DATA_CR,
     CH_DATA_LF, CH_TRAILER_START, CH_TRAILER, CH_TRAILER_LF, CH_END_LF
 };
 
@@ -352,7 +352,7 @@ long kd_chunked_decode(kd_chunked *d, const char *in, size_t in_len,
             continue;
         }
         i++;
-        if (d->state == CH_SIZE_START || d->state == CH_SIZE || d->state == CH_EXT) {
+        if (d->state <= CH_EXT) {
             if (++d->line_len > KD_MAX_CHUNK_LINE)
                 return -1;
         } else if (d->state >= CH_TRAILER_START) {
@@ -371,11 +371,20 @@ long kd_chunked_decode(kd_chunked *d, const char *in, size_t in_len,
                 return -1;                        /* no digits */
             } else if (c == '\r') {
                 d->state = CH_SIZE_LF;
-            } else if (c == ';' || c == ' ' || c == '\t') {
-                d->state = CH_EXT;                /* BWS, chunk-ext */
+            } else if (c == ';') {
+                d->state = CH_EXT;
+            } else if (c == ' ' || c == '\t') {
+                d->state = CH_BWS;
             } else {
                 return -1;
             }
+            break;
+        case CH_BWS:
+            /* only whitespace, then ";" and an extension (RFC 9112 7.1.1) */
+            if (c == ';')
+                d->state = CH_EXT;
+            else if (c != ' ' && c != '\t')
+                return -1;
             break;
         case CH_EXT:
             if (c == '\r')

@@ -16,7 +16,7 @@ sub {
 APP
 my $c = $server->connect;
 print $c "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
-    . "5\r\nhello\r\n1;ext=val\r\n \r\n00005 \r\nworld\r\nA\r\n0123456789\r\n0\r\nX-Trailer: t\r\n\r\n";
+    . "5\r\nhello\r\n1;ext=val\r\n \r\n00005 ;x=\"y z\"\r\nworld\r\nA\r\n0123456789\r\n0\r\nX-Trailer: t\r\n\r\n";
 my $res = read_response($c);
 is $res->{status}, 200, 'chunked body accepted';
 is $res->{body}, 'len=21 te=none body=hello world0123456789', 'decoded, with CONTENT_LENGTH, without TE';
@@ -30,6 +30,10 @@ print $c "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" . jo
 $res = read_response($c);
 is $res->{body}, "len=300000 te=none body=$big", 'a body in many large chunks';
 
+for my $size ('5 5', '5 ', '+5', '0x5') {
+    my $got = raw_request($server, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n$size\r\nhello\r\n0\r\n\r\n");
+    like $got, qr{\AHTTP/1\.1 400 }, "chunk size '$size': 400";
+}
 my $bad = raw_request($server, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloXX0\r\n\r\n");
 like $bad, qr{\AHTTP/1\.1 400 }, 'missing CRLF after chunk data: 400';
 done_testing;

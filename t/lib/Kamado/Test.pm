@@ -22,8 +22,13 @@ use Time::HiRes ();
 
 our @EXPORT_OK = qw(start_server raw_request read_response connect_to app_file);
 
+# a server closing a connection must fail the test, not kill it
+$SIG{PIPE} = 'IGNORE';
+
 use File::Basename ();
 my $ROOT = File::Spec->rel2abs(File::Spec->catdir(File::Basename::dirname(__FILE__), ('..') x 3));
+use lib map { File::Spec->catdir($ROOT, 'blib', $_) } qw(lib arch);
+use Kamado ();
 
 # Writes PSGI source to a temporary file; returns its path.
 sub app_file {
@@ -55,6 +60,9 @@ sub start_server {
         open my $fd3, '+<&=', 3 or POSIX::_exit(111);
         fcntl $fd3, Fcntl::F_SETFD(), 0 or POSIX::_exit(111);
         open STDERR, '>&', $stderr or POSIX::_exit(111);
+        open STDOUT, '>&', $stderr or POSIX::_exit(111);    # never hold prove's pipe
+        # a test that dies must not leave its server behind (kept across exec)
+        Kamado::set_parent_death_signal(POSIX::SIGTERM());
         $ENV{LISTEN_FDS} = 1;
         $ENV{LISTEN_PID} = $$;
         exec @cmd or POSIX::_exit(111);
