@@ -66,6 +66,9 @@ static int parse_target(kd_request *r)
 {
     const char *t = r->target, *end = t + r->target_len, *p, *q;
 
+    /* fragments are never sent; in an authority they hide the real host */
+    if (memchr(t, '#', r->target_len))
+        return -1;
     if (t[0] == '/') {
         p = t;
     } else if (r->target_len == 1 && t[0] == '*') {
@@ -100,8 +103,6 @@ static int parse_target(kd_request *r)
     r->path_len = q ? (size_t)(q - p) : (size_t)(end - p);
     r->query = q ? q + 1 : NULL;
     r->query_len = q ? (size_t)(end - q - 1) : 0;
-    if (memchr(p, '#', (size_t)(end - p)))        /* fragments are never sent */
-        return -1;
     return 0;
 }
 
@@ -254,10 +255,11 @@ int kd_parse_request(const char *buf, size_t len, kd_request *r)
         const char *name, *colon, *v, *vend;
         size_t limit = KD_MAX_HEAD - (size_t)(p - buf);
 
-        if (p >= end)
-            return KD_INCOMPLETE;
+        /* the limit first: a full buffer must never read as "incomplete" */
         if (p - buf >= KD_MAX_HEAD)
             return fail(r, 431);
+        if (p >= end)
+            return KD_INCOMPLETE;
         avail = (size_t)(end - p);
         line_end = memchr(p, '\n', avail < limit ? avail : limit);
         if (!line_end) {
