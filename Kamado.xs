@@ -135,6 +135,16 @@ static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
     return env;
 }
 
+/* The bytes of sv, or NULL when it holds characters above 0xFF (a PSGI
+ * response must be bytes): the caller answers 500 instead of croaking
+ * in the middle of a response. */
+static const char *sv_bytes(pTHX_ SV *sv, STRLEN *len)
+{
+    if (SvUTF8(sv) && !sv_utf8_downgrade(sv, TRUE))
+        return NULL;
+    return SvPV(sv, *len);
+}
+
 static int no_body_status(int status)
 {
     return (status >= 100 && status < 200) || status == 204 || status == 304;
@@ -165,9 +175,9 @@ static size_t build_head(pTHX_ kd_xs *x, kd_conn *c, int status, AV *headers, IV
         const char *k, *v;
         if (!ksv || !vsv || !SvOK(*ksv))
             return 0;
-        k = SvPV(*ksv, kl);
-        v = SvOK(*vsv) ? SvPV(*vsv, vl) : (vl = 0, "");
-        if (kl == 0)
+        k = sv_bytes(aTHX_ *ksv, &kl);
+        v = SvOK(*vsv) ? sv_bytes(aTHX_ *vsv, &vl) : (vl = 0, "");
+        if (!k || !v || kl == 0)
             return 0;
         for (j = 0; j < kl; j++)
             if (!kd_is_tchar((unsigned char)k[j]))
@@ -345,12 +355,14 @@ PPCODE:
     for (i = 0; i < nb; i++) {
         SV **e = av_fetch(body, i, 0);
         STRLEN l = 0;
-        char *p = (e && SvOK(*e)) ? SvPVbyte(*e, l) : "";
-        iov[i + 1].iov_base = p;
+        const char *p = (e && SvOK(*e)) ? sv_bytes(aTHX_ *e, &l) : "";
+        if (!p)
+            break;                   /* wide character: invalid */
+        iov[i + 1].iov_base = (char *)p;
         iov[i + 1].iov_len = l;
         total += (IV)l;
     }
-    hlen = build_head(aTHX_ self, c, status, headers, total);
+    hlen = i < nb ? 0 : build_head(aTHX_ self, c, status, headers, total);
     if (hlen == 0) {
         if (iov != stack_iov)
             Safefree(iov);
@@ -388,17 +400,20 @@ write_body(Kamado::Loop self, int fd, SV *data)
 PPCODE:
 {
     kd_conn *c = serving_conn(aTHX_ self, fd);
-    STRLEN l;
-    char *p = SvPVbyte(data, l), size[32];
+    STRLEN l = 0;
+    const char *p = sv_bytes(aTHX_ data, &l);
+    char size[32];
     struct iovec iov[3];
     int n = 0;
+    if (!p)
+        XSRETURN_NO;                 /* wide character: nothing written */
     if (c->resp_no_body || l == 0)   /* an empty chunk would end the body */
         XSRETURN_YES;
     if (c->resp_chunked) {
         iov[n].iov_base = size;
         iov[n++].iov_len = (size_t)snprintf(size, sizeof size, "%lx\r\n", (unsigned long)l);
     }
-    iov[n].iov_base = p;
+    iov[n].iov_base = (char *)p;
     iov[n++].iov_len = l;
     if (c->resp_chunked) {
         iov[n].iov_base = "\r\n";

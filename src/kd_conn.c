@@ -508,6 +508,8 @@ void kd_loop_stop_accepting(kd_loop *l)
      * keep-alive connection is answered instead of reset. */
     int fd;
     double now = kd_now();
+    if (l->draining)
+        return;                       /* the grace below is granted once */
     set_listening(l, 0);
     l->draining = 1;
     /* A connection idle for a while is a pooled one, as unlikely to send

@@ -56,6 +56,11 @@ sub parse_argv {
         die "kamado: $msg (see kamado --help)\n";
     };
     delete @opt{ grep { !defined $opt{$_} } keys %opt };
+    for my $row (grep { $_->[1] =~ /^=[if]$/ } @TABLE) {
+        my $key = key_of($row->[0]);
+        my $name = (split /\|/, $row->[0])[0];
+        die "kamado: --$name must be 0 or more, not $opt{$key}\n" if defined $opt{$key} && $opt{$key} < 0;
+    }
     if (@ARGV) {
         die "kamado: more than one app given: @ARGV\n" if @ARGV > 1 || defined $opt{app};
         $opt{app} = $ARGV[0];

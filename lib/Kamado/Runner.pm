@@ -7,6 +7,8 @@ use Kamado;
 use Kamado::Listener;
 use Kamado::Options;
 use Kamado::Prefork;
+use Scalar::Util ();
+use overload ();
 
 # From options to a running server: the code behind script/kamado and
 # Plack::Handler::Kamado.
@@ -17,7 +19,7 @@ sub run_cli {
     my $opt = Kamado::Options->parse_argv(@argv);
     if ($opt->{help}) {
         require Pod::Usage;
-        Pod::Usage::pod2usage(-exitval => 'NOEXIT', -verbose => 2, -input => $0);
+        Pod::Usage::pod2usage(-exitval => 'NOEXIT', -verbose => 2, -input => $0, -noperldoc => 1);
         return 0;
     }
     if ($opt->{version}) {
@@ -36,12 +38,16 @@ sub run_cli {
     my $loader = sub { Plack::Util::load_psgi($file) };
     my $app;
     if ($opt->{preload}) {
-        $app = eval { $loader->() } or do {
-            my $err = $@ || "$file did not return a code reference\n";
-            die "kamado: can't load $file: $err";
-        };
+        $app = eval { $loader->() } // die "kamado: can't load $file: $@";
+        die "kamado: can't load $file: it returned " . (ref $app || "'$app'") . ", not a PSGI application (a code reference)\n"
+            unless _is_app($app);
     }
     return $class->serve($opt, app => $app, loader => $loader);
+}
+
+sub _is_app {
+    my ($app) = @_;
+    return ref $app eq 'CODE' || (Scalar::Util::blessed($app) && overload::Method($app, '&{}'));
 }
 
 # Binds (or inherits) the listeners and runs the master.
@@ -71,7 +77,11 @@ sub serve {
         },
     );
     $prefork->{server_args}{loop_settings}{max_conns} = $opt->{max_connections};
-    return $prefork->run;
+    my $status = $prefork->run;
+    # a late TERM (a second one, or systemd's) must not turn a clean exit
+    # into death by signal while Perl shuts down
+    $SIG{$_} = 'IGNORE' for qw(TERM QUIT INT HUP);
+    return $status;
 }
 
 # Inherited sockets win over --listen, as with Starman and Starlet.

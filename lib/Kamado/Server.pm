@@ -7,6 +7,7 @@ use Errno ();
 use Kamado;
 use Kamado::Writer;
 use Plack::Util;
+use Scalar::Util ();
 use Stream::Buffered;
 use Time::HiRes ();
 
@@ -184,7 +185,7 @@ sub _respond {
     my ($self, $fd, $env, $res) = @_;
     my $loop = $self->{loop};
     my ($status, $headers, $body) = @$res;
-    if (@$res != 3 || ref $headers ne 'ARRAY' || !defined $body) {
+    if (@$res != 3 || ref $headers ne 'ARRAY' || !_is_body($body)) {
         return $self->_invalid_response($fd, $env, 'not [status, headers, body]');
     }
     if (ref $body eq 'ARRAY') {
@@ -203,13 +204,22 @@ sub _respond {
     }
     my $sent = eval {
         while (defined(my $chunk = $body->getline)) {
-            $loop->write_body($fd, $chunk) or last;
+            my $ok = $loop->write_body($fd, $chunk);
+            die "Wide character in a PSGI response body\n" if defined $ok && !$ok;
+            last if !$ok;
         }
         1;
     };
     _log_error($env, "body died: $@") if !$sent;
     $body->close if $body->can('close');
     $sent ? $loop->write_end($fd) : $loop->close_conn($fd);
+}
+
+# An array of strings, a filehandle, or an object with getline.
+sub _is_body {
+    my ($body) = @_;
+    return 1 if ref $body eq 'ARRAY' || ref $body eq 'GLOB';
+    return Scalar::Util::blessed($body) && $body->can('getline');
 }
 
 # A body that is a real file goes out with sendfile(2).
@@ -234,29 +244,34 @@ sub _respond_file {
 sub _respond_delayed {
     my ($self, $fd, $env, $code) = @_;
     my $loop = $self->{loop};
-    my ($responded, $writer);
+    my ($called, $answered, $writer);    # answered: bytes went to the client
     my $ok = eval {
         $code->(sub {
             my ($res) = @_;
-            die "responder called twice\n" if $responded++;
-            return $self->_respond($fd, $env, $res) if @$res == 3;
+            die "responder called twice\n" if $called++;
+            die "response is not an array\n" if ref $res ne 'ARRAY';
+            if (@$res == 3) {
+                $answered = 1;            # _respond answers even an invalid one
+                return $self->_respond($fd, $env, $res);
+            }
             die "response is not [status, headers]\n" if @$res != 2 || ref $res->[1] ne 'ARRAY';
             my $head = $loop->write_head($fd, $res->[0], $res->[1]);
             die "bad status or header\n" if defined $head && !$head;
+            $answered = 1;
             return $writer = Kamado::Writer->new($loop, $fd, $head);
         });
         1;
     };
     if (!$ok) {
         _log_error($env, "app died: $@");
-        if (!$responded) {
-            $loop->write_response($fd, 500, $SERVER_ERROR->[1], $SERVER_ERROR->[2]);
-        } elsif ($writer) {
+        if ($writer) {
             $writer->abort;
+        } elsif (!$answered) {
+            $loop->write_response($fd, 500, $SERVER_ERROR->[1], $SERVER_ERROR->[2]);
         }
         return;
     }
-    if (!$responded) {
+    if (!$called) {
         _log_error($env, 'app never called the responder');
         $loop->write_response($fd, 500, $SERVER_ERROR->[1], $SERVER_ERROR->[2]);
     } elsif ($writer) {

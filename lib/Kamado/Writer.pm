@@ -15,8 +15,11 @@ sub new {
 sub write {
     my ($self, $data) = @_;
     return if $self->{closed} || !$self->{alive} || !defined $data;
-    # a client that went away makes further writes no-ops, not errors
-    $self->{alive} = $self->{loop}->write_body($self->{fd}, $data);
+    # a client that went away makes further writes no-ops, not errors;
+    # characters instead of bytes are the app's error
+    my $ok = $self->{loop}->write_body($self->{fd}, $data);
+    die "Wide character in a PSGI response body\n" if defined $ok && !$ok;
+    $self->{alive} = $ok;
     return;
 }
 

@@ -26,7 +26,9 @@ our @EXPORT_OK = qw(start_server raw_request read_response connect_to app_file);
 $SIG{PIPE} = 'IGNORE';
 
 use File::Basename ();
-my $ROOT = File::Spec->rel2abs(File::Spec->catdir(File::Basename::dirname(__FILE__), ('..') x 3));
+# set at compile time: the 'use lib' below runs then
+my $ROOT;
+BEGIN { $ROOT = File::Spec->rel2abs(File::Spec->catdir(File::Basename::dirname(__FILE__), ('..') x 3)) }
 use lib map { File::Spec->catdir($ROOT, 'blib', $_) } qw(lib arch);
 use Kamado ();
 

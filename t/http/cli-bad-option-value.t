@@ -1,0 +1,35 @@
+# An option with a missing or invalid value makes kamado exit non-zero at
+# once with a one-line message naming the option (or the bad address),
+# before it serves anything: including a negative --workers, which would
+# otherwise leave a master that accepts connections and never answers.
+use strict;
+use warnings;
+use lib 't/lib';
+use Test::More;
+use File::Temp qw(tempdir);
+use Kamado::Test::CLI qw(run_kamado);
+
+my $dir = tempdir(CLEANUP => 1);
+open my $fh, '>', "$dir/app.psgi" or die;
+print $fh "sub { [200, [], ['ok']] }\n";
+close $fh;
+
+for my $case (
+    [['--workers', 'abc'], qr/\bworkers\b/],
+    [['LAST', '--listen'], qr/\blisten\b/],    # the value is missing: nothing after it
+    [['--listen', 'nonsense'], qr/'nonsense'/],
+    [['--port', '80x'], qr/\bport\b/],
+    [['--workers', '-1', '--listen', '127.0.0.1:0'], qr/\bworkers\b/],
+) {
+    my ($args, $names) = @$case;
+    subtest join(' ', grep { $_ ne 'LAST' } @$args) => sub {
+        my @argv = $args->[0] eq 'LAST' ? ("$dir/app.psgi", @$args[1 .. $#$args]) : (@$args, "$dir/app.psgi");
+        my $r = run_kamado({ timeout => 6 }, @argv);
+        ok !$r->{timed_out}, 'exits at once, without serving';
+        isnt $r->{status}, 0, "non-zero exit status ($r->{status})";
+        like $r->{stderr}, qr/\Akamado: [^\n]*\n\z/, 'one line on stderr';
+        like $r->{stderr}, $names, 'naming what is wrong';
+        is $r->{stdout}, '', 'nothing on stdout';
+    };
+}
+done_testing;

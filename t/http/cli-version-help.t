@@ -1,0 +1,25 @@
+# kamado --version (-v) prints the version on one line and exits 0;
+# --help (-h) prints the manual, formatted (not the script's source, also
+# where perldoc is not installed), and exits 0.
+use strict;
+use warnings;
+use lib 't/lib';
+use Test::More;
+use Kamado::Test::CLI qw(run_kamado);
+
+for my $arg ('--version', '-v') {
+    my $r = run_kamado({ timeout => 10 }, $arg);
+    is $r->{status}, 0, "$arg: exit status 0";
+    like $r->{stdout}, qr/\AKamado \d+\.\d+\S* \(Perl v5\.\d+\.\d+\)\n\z/, "$arg: one line, Kamado's and Perl's versions";
+    is $r->{stderr}, '', "$arg: nothing on stderr";
+}
+for my $arg ('--help', '-h') {
+    my $r = run_kamado({ timeout => 10 }, $arg);
+    is $r->{status}, 0, "$arg: exit status 0";
+    like $r->{stdout}, qr/^NAME\n\s+kamado - a fast PSGI server$/m, "$arg: the manual's NAME section";
+    like $r->{stdout}, qr/^OPTIONS\n/m, "$arg: its OPTIONS";
+    like $r->{stdout}, qr/--listen/, "$arg: which list --listen";
+    unlike $r->{stdout}, qr/^use strict;|^=head1|^=item/m, "$arg: formatted, not the source";
+    is $r->{stderr}, '', "$arg: nothing on stderr";
+}
+done_testing;

@@ -1,0 +1,31 @@
+# More than 100 header fields is 431; exactly 100 (Host included) is served.
+use strict;
+use warnings;
+use lib 't/lib';
+use Test::More;
+use Kamado::Test::HTTP qw(hit_server rejects_ok read_until_close hits);
+
+my $server = hit_server();
+my $H = "Host: x\r\n";
+
+# a request that must be served: 200 and a hit
+sub served_ok {
+    my ($name, $bytes, $path) = @_;
+    my $c = $server->connect;
+    syswrite $c, $bytes;
+    my ($got, $how) = read_until_close($c);
+    like $got, qr{\AHTTP/1\.1 200 OK\r\n}, "$name: 200";
+    like hits($server), qr{^GET \Q$path\E 0$}m, "$name: reached the app";
+}
+
+sub with_fields { my ($n, $path) = @_; "GET $path HTTP/1.1\r\n${H}" . join("", map { "X-F$_: $_\r\n" } 1 .. $n - 1) . "\r\n" }
+{
+    my $c = $server->connect;
+    syswrite $c, with_fields(100, "/hundred");
+    my $res = Kamado::Test::read_response($c);
+    is $res && $res->{status}, 200, "100 fields: served";
+    like hits($server), qr{^GET /hundred 0$}m, "and reached the app";
+}
+rejects_ok($server, "101 fields", with_fields(101, "/a"), 431);
+rejects_ok($server, "500 short fields", with_fields(500, "/b"), 431);
+done_testing;
