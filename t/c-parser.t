@@ -4,6 +4,7 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer when clang is installed.
 use strict;
 use warnings;
+no warnings "qw";    # "-fsanitize=address,undefined" has a comma on purpose
 use Test::More;
 use Config;
 use FindBin;
