@@ -17,8 +17,7 @@ use Time::HiRes ();
 
 use constant DRAIN_SECONDS => 3;
 
-my $SERVER_ERROR = [500, ['Content-Type' => 'text/plain', 'Content-Length' => 21],
-    ['Internal Server Error']];
+my @SERVER_ERROR_HEADERS = ('Content-Type' => 'text/plain', 'Content-Length' => 21);
 
 sub new {
     my ($class, %args) = @_;
@@ -101,14 +100,14 @@ sub handle_request {
         $self->_invalid_response($fd, $env, 'bad status or header') if defined $sent && !$sent;
     } elsif (!defined $res) {
         _log_error($env, "app died: " . ($@ || 'returned undef'));
-        $loop->write_response($fd, 500, $SERVER_ERROR->[1], $SERVER_ERROR->[2]);
+        $self->_server_error($fd);
     } elsif (ref $res eq 'ARRAY') {
         $self->_respond($fd, $env, $res);
     } elsif (ref $res eq 'CODE') {
         $self->_respond_delayed($fd, $env, $res);
     } else {
         _log_error($env, "app returned an invalid response: $res");
-        $loop->write_response($fd, 500, $SERVER_ERROR->[1], $SERVER_ERROR->[2]);
+        $self->_server_error($fd);
     }
 
     if (@$cleanup) {
@@ -267,13 +266,13 @@ sub _respond_delayed {
         if ($writer) {
             $writer->abort;
         } elsif (!$answered) {
-            $loop->write_response($fd, 500, $SERVER_ERROR->[1], $SERVER_ERROR->[2]);
+            $self->_server_error($fd);
         }
         return;
     }
     if (!$called) {
         _log_error($env, 'app never called the responder');
-        $loop->write_response($fd, 500, $SERVER_ERROR->[1], $SERVER_ERROR->[2]);
+        $self->_server_error($fd);
     } elsif ($writer) {
         # a blocking server cannot outlive the app's call: end the body
         $writer->close;
@@ -283,7 +282,13 @@ sub _respond_delayed {
 sub _invalid_response {
     my ($self, $fd, $env, $why) = @_;
     _log_error($env, "invalid response from the app: $why");
-    $self->{loop}->write_response($fd, 500, $SERVER_ERROR->[1], $SERVER_ERROR->[2]);
+    $self->_server_error($fd);
+}
+
+# The generic answer to an app that failed; the details go to the log.
+sub _server_error {
+    my ($self, $fd) = @_;
+    $self->{loop}->write_response($fd, 500, [@SERVER_ERROR_HEADERS], ['Internal Server Error']);
 }
 
 sub _log_error {
