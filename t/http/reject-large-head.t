@@ -4,20 +4,10 @@ use strict;
 use warnings;
 use lib 't/lib';
 use Test::More;
-use Kamado::Test::HTTP qw(hit_server rejects_ok read_until_close hits);
+use Kamado::Test::HTTP qw(hit_server rejects_ok served_ok read_until_close hits);
 
 my $server = hit_server();
 my $H = "Host: x\r\n";
-
-# a request that must be served: 200 and a hit
-sub served_ok {
-    my ($name, $bytes, $path) = @_;
-    my $c = $server->connect;
-    syswrite $c, $bytes;
-    my ($got, $how) = read_until_close($c);
-    like $got, qr{\AHTTP/1\.1 200 OK\r\n}, "$name: 200";
-    like hits($server), qr{^GET \Q$path\E 0$}m, "$name: reached the app";
-}
 
 sub head_of {
     my ($total, $path) = @_;

@@ -6,26 +6,16 @@ use strict;
 use warnings;
 use lib 't/lib';
 use Test::More;
-use Kamado::Test::HTTP qw(hit_server rejects_ok read_until_close hits);
+use Kamado::Test::HTTP qw(hit_server rejects_ok served_ok read_until_close hits);
 
 my $server = hit_server();
 my $H = "Host: x\r\n";
-
-# a request that must be served: 200 and a hit
-sub served_ok {
-    my ($name, $bytes, $path) = @_;
-    my $c = $server->connect;
-    syswrite $c, $bytes;
-    my ($got, $how) = read_until_close($c);
-    like $got, qr{\AHTTP/1\.1 200 OK\r\n}, "$name: 200";
-    like hits($server), qr{^GET \Q$path\E 0$}m, "$name: reached the app";
-}
 
 my ($pre, $post) = ("GET /", " HTTP/1.1");
 sub line_of { my ($len, $c) = @_; $pre . ($c x ($len - length($pre) - length($post))) . $post }
 
 my $max = line_of(8190, "a");
-served_ok("request line of 8190 bytes + CRLF", "$max\r\n${H}Connection: close\r\n\r\n", "/" . ("a" x (8190 - 14)));
+served_ok($server, "request line of 8190 bytes + CRLF", "$max\r\n${H}Connection: close\r\n\r\n", "/" . ("a" x (8190 - 14)));
 rejects_ok($server, "request line of 8191 bytes + CRLF", line_of(8191, "b") . "\r\n${H}\r\n", 414);
 rejects_ok($server, "request line of 9000 bytes", line_of(9000, "c") . "\r\n${H}\r\n", 414);
 

@@ -15,7 +15,7 @@ use Test::More ();
 use Time::HiRes ();
 use Kamado::Test qw(start_server);
 
-our @EXPORT_OK = qw(read_until_close exchange parse_response parse_all wait_for_file
+our @EXPORT_OK = qw(read_until_close served_ok exchange parse_response parse_all wait_for_file
     slurp hit_server hits rejects_ok REASON);
 
 our %REASON = (
@@ -196,6 +196,16 @@ APP
 }
 
 sub hits { slurp($_[0]{hits}) // '' }
+
+# A request that must be served on a hit_server(): 200, and it reached the app.
+sub served_ok {
+    my ($server, $name, $bytes, $path) = @_;
+    my $c = $server->connect;
+    syswrite $c, $bytes;
+    my ($got) = read_until_close($c);
+    Test::More::like($got, qr{\AHTTP/1\.1 200 OK\r\n}, "$name: 200");
+    Test::More::like(hits($server), qr{^GET \Q$path\E 0$}m, "$name: reached the app");
+}
 
 # One malformed request on a fresh connection, with a valid request
 # pipelined behind it: exactly one response with the exact status line,
