@@ -10,7 +10,7 @@ use Test::More;
 use File::Temp qw(tempdir);
 use Socket qw(SOL_SOCKET SO_LINGER);
 use Kamado::Test qw(start_server read_response);
-use Kamado::Test::HTTP qw(wait_for_file);
+use Kamado::Test::HTTP qw(wait_for_file read_until);
 
 my $dir = tempdir(CLEANUP => 1);
 $ENV{KT_DIR} = $dir;
@@ -63,7 +63,7 @@ for my $path (qw(/stream /array /getline)) {
         my $name = "$path, " . ($rst ? 'reset' : 'close');
         my $c = $server->connect;
         syswrite $c, "GET $path HTTP/1.1\r\nHost: x\r\n\r\n";
-        sysread $c, my $buf, 1000;
+        my $buf = read_until($c, qr{\r\n\r\n});
         like $buf, qr{\AHTTP/1\.1 200 OK\r\n}, "$name: the response started";
         setsockopt $c, SOL_SOCKET, SO_LINGER, pack('ii', 1, 0) if $rst;    # close sends RST
         close $c;
@@ -74,8 +74,7 @@ for my $path (qw(/stream /array /getline)) {
 {
     my $c = $server->connect;
     syswrite $c, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n";
-    my $buf = '';
-    sysread $c, $buf, 1000, length $buf until $buf =~ /first/;
+    like read_until($c, qr/first/), qr/first/, 'a slow stream: the first part arrives';
     close $c;
     open my $fh, '>', "$dir/gone" or die;
     close $fh;

@@ -5,7 +5,7 @@
 # still answered, with Connection: close. Sequenced by events (the
 # harakiri response; a file the worker's TERM handler writes); the close
 # of the idle connection is awaited, and must not come sooner than half
-# the grace after that connection's last response.
+# the grace after that connection's last request was sent.
 use strict;
 use warnings;
 use lib 't/lib';
@@ -34,9 +34,10 @@ APP
 sub idle_connection {
     my ($server) = @_;
     my $c = $server->connect;
+    my $sent = Time::HiRes::time();    # the server goes idle after this
     syswrite $c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
     my $res = read_response($c);
-    return ($c, $res && $res->{body}, Time::HiRes::time());
+    return ($c, $res && $res->{body}, $sent);
 }
 
 for my $how_stop ('harakiri', 'TERM') {
@@ -69,7 +70,7 @@ for my $how_stop ('harakiri', 'TERM') {
         my $after = Time::HiRes::time() - $idle_since;
         is $got, '', 'an idle connection that never sends gets no response';
         is $how, 'eof', 'and is closed';
-        cmp_ok $after, '>=', 0.5, sprintf 'after a grace period (closed %.3f s after its last response)', $after;
+        cmp_ok $after, '>=', 0.5, sprintf 'after a grace period (closed %.3f s after its last request)', $after;
         is $how_stop eq 'TERM' ? $server->wait_exit : $server->stop, 0, 'the server exits with status 0';
     };
 }

@@ -15,7 +15,7 @@ use Test::More ();
 use Time::HiRes ();
 use Kamado::Test qw(start_server);
 
-our @EXPORT_OK = qw(read_until_close served_ok exchange parse_response parse_all wait_for_file
+our @EXPORT_OK = qw(read_until_close read_until served_ok exchange parse_response parse_all wait_for_file
     slurp hit_server hits rejects_ok REASON);
 
 our %REASON = (
@@ -44,6 +44,22 @@ sub read_until_close {
         return ($buf, $!{ECONNRESET} ? 'reset' : "error: $!") if !defined $n;
     }
     return ($buf, 'timeout');
+}
+
+# Reads until the bytes read match $re, the peer closes, or $timeout
+# (default 10) seconds pass; returns what was read.
+sub read_until {
+    my ($sock, $re, $timeout) = @_;
+    my $deadline = Time::HiRes::time() + ($timeout // 10);
+    my $buf = '';
+    while ($buf !~ $re && (my $left = $deadline - Time::HiRes::time()) > 0) {
+        vec(my $rin = '', fileno $sock, 1) = 1;
+        my $ready = select($rin, undef, undef, $left);
+        next if $ready < 0 && $!{EINTR};
+        last unless $ready > 0;
+        sysread($sock, $buf, 65536, length $buf) or last;
+    }
+    return $buf;
 }
 
 # Sends $bytes in pieces of at most $opt{piece} bytes (all at once by
