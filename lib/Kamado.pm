@@ -76,8 +76,8 @@ indistinguishable from C<X-Forwarded-For> (nginx drops them too).
 
 Compiled in (F<src/kd_parser.h>, F<src/kd_conn.h>):
 
-    request line                  8192 bytes        414
-    request head                  65536 bytes       431
+    request line, with its CRLF   8192 bytes        414
+    request head, with its CRLFs  65536 bytes       431
     header fields                 100               431
     chunk-size line               4096 bytes        400
     trailer fields, all together  8192 bytes        400
