@@ -288,7 +288,7 @@ CODE:
     SETTING("read_timeout", read_timeout, SvNV);
     SETTING("write_timeout", write_timeout, SvNV);
     SETTING("max_keepalive_reqs", max_keepalive_reqs, SvIV);
-    SETTING("max_conns", max_conns, SvIV);
+    SETTING("max_connections", max_conns, SvIV);
 #undef SETTING
 }
 OUTPUT:

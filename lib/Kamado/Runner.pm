@@ -72,11 +72,11 @@ sub serve {
             spool_threshold => $opt->{spool_threshold},
             loop_settings   => {
                 map { ($_ => $opt->{$_}) }
-                    qw(keepalive_timeout header_timeout read_timeout write_timeout max_keepalive_reqs),
+                    qw(keepalive_timeout header_timeout read_timeout write_timeout max_keepalive_reqs
+                       max_connections),
             },
         },
     );
-    $prefork->{server_args}{loop_settings}{max_conns} = $opt->{max_connections};
     my $status = $prefork->run;
     # a late TERM (a second one, or systemd's) must not turn a clean exit
     # into death by signal while Perl shuts down

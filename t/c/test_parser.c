@@ -1049,6 +1049,21 @@ static void run_ccase_sparse(const ccase *c, int sparse)
     free(out);
 }
 
+/* Runs the chunked case just built in gen_buf: valid with the decoded
+ * output out[0..out_len), or malformed when out is NULL. */
+static void run_generated_chunked(const char *name, const char *out, size_t out_len)
+{
+    ccase cc;
+    memset(&cc, 0, sizeof cc);
+    cc.name = name;
+    cc.raw = gen_buf;
+    cc.raw_len = gen_len;
+    cc.valid = out != NULL;
+    cc.out = out;
+    cc.out_len = out_len;
+    run_ccase_sparse(&cc, 1);
+}
+
 static void run_ccase(const ccase *c)
 {
     run_ccase_sparse(c, 0);
@@ -1084,35 +1099,20 @@ static void run_generated_ccases(void)
     gen_str("1;x=");
     gen_fill('e', KD_MAX_CHUNK_LINE - gen_len - 1);
     gen_str("\r\nZ\r\n0\r\n\r\n");
-    memset(&cc, 0, sizeof cc);
-    cc.name = "size line of KD_MAX_CHUNK_LINE bytes";
-    cc.raw = gen_buf;
-    cc.raw_len = gen_len;
-    cc.valid = 1;
-    cc.out = "Z";
-    cc.out_len = 1;
-    run_ccase_sparse(&cc, 1);
+    run_generated_chunked("size line of KD_MAX_CHUNK_LINE bytes", "Z", 1);
 
     /* one byte longer */
     gen_reset();
     gen_str("1;x=");
     gen_fill('e', KD_MAX_CHUNK_LINE - gen_len);
     gen_str("\r\nZ\r\n0\r\n\r\n");
-    memset(&cc, 0, sizeof cc);
-    cc.name = "size line longer than KD_MAX_CHUNK_LINE";
-    cc.raw = gen_buf;
-    cc.raw_len = gen_len;
-    run_ccase_sparse(&cc, 1);
+    run_generated_chunked("size line longer than KD_MAX_CHUNK_LINE", NULL, 0);
 
     /* leading zeros past the line limit */
     gen_reset();
     gen_fill('0', KD_MAX_CHUNK_LINE + 1);
     gen_str("1\r\nZ\r\n0\r\n\r\n");
-    memset(&cc, 0, sizeof cc);
-    cc.name = "leading zeros longer than KD_MAX_CHUNK_LINE";
-    cc.raw = gen_buf;
-    cc.raw_len = gen_len;
-    run_ccase_sparse(&cc, 1);
+    run_generated_chunked("leading zeros longer than KD_MAX_CHUNK_LINE", NULL, 0);
 
     /* the limit is per size line, not per body */
     gen_reset();
@@ -1122,14 +1122,7 @@ static void run_generated_ccases(void)
         gen_str("\r\nZ\r\n");
     }
     gen_str("0\r\n\r\n");
-    memset(&cc, 0, sizeof cc);
-    cc.name = "four size lines of 3000+ bytes each";
-    cc.raw = gen_buf;
-    cc.raw_len = gen_len;
-    cc.valid = 1;
-    cc.out = "ZZZZ";
-    cc.out_len = 4;
-    run_ccase_sparse(&cc, 1);
+    run_generated_chunked("four size lines of 3000+ bytes each", "ZZZZ", 4);
 
     /* trailers of exactly KD_MAX_TRAILERS bytes (final CRLF included) */
     gen_reset();
@@ -1138,14 +1131,7 @@ static void run_generated_ccases(void)
     gen_str("X-T: ");
     gen_fill('t', KD_MAX_TRAILERS - (gen_len - n) - 4);
     gen_str("\r\n\r\n");
-    memset(&cc, 0, sizeof cc);
-    cc.name = "trailers of KD_MAX_TRAILERS bytes";
-    cc.raw = gen_buf;
-    cc.raw_len = gen_len;
-    cc.valid = 1;
-    cc.out = "Q";
-    cc.out_len = 1;
-    run_ccase_sparse(&cc, 1);
+    run_generated_chunked("trailers of KD_MAX_TRAILERS bytes", "Q", 1);
 
     /* one byte longer */
     gen_reset();
@@ -1154,11 +1140,7 @@ static void run_generated_ccases(void)
     gen_str("X-T: ");
     gen_fill('t', KD_MAX_TRAILERS - (gen_len - n) - 3);
     gen_str("\r\n\r\n");
-    memset(&cc, 0, sizeof cc);
-    cc.name = "trailers longer than KD_MAX_TRAILERS";
-    cc.raw = gen_buf;
-    cc.raw_len = gen_len;
-    run_ccase_sparse(&cc, 1);
+    run_generated_chunked("trailers longer than KD_MAX_TRAILERS", NULL, 0);
 
     /* many small trailer fields past the limit */
     gen_reset();
@@ -1169,11 +1151,7 @@ static void run_generated_ccases(void)
         gen_str("\r\n");
     }
     gen_str("\r\n");
-    memset(&cc, 0, sizeof cc);
-    cc.name = "100 trailer fields of 97 bytes (> KD_MAX_TRAILERS)";
-    cc.raw = gen_buf;
-    cc.raw_len = gen_len;
-    run_ccase_sparse(&cc, 1);
+    run_generated_chunked("100 trailer fields of 97 bytes (> KD_MAX_TRAILERS)", NULL, 0);
 }
 
 int main(void)
