@@ -58,11 +58,6 @@ static kd_conn *serving_conn(pTHX_ kd_xs *x, int fd)
     return l->conns[fd];
 }
 
-static int ci_name_eq(const char *s, STRLEN len, const char *lit)
-{
-    return ci_eq(s, (size_t)len, lit);
-}
-
 /* PSGI env for the head just parsed on c */
 static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
 {
@@ -188,9 +183,9 @@ static size_t build_head(pTHX_ kd_xs *x, kd_conn *c, int status, AV *headers, IV
                 return 0;
         switch (toLOWER(k[0])) {
         case 'c':
-            if (ci_name_eq(k, kl, "content-length"))
+            if (ci_eq(k, kl, "content-length"))
                 has_cl = 1;
-            else if (ci_name_eq(k, kl, "connection")) {
+            else if (ci_eq(k, kl, "connection")) {
                 /* framing of the connection is ours; honour a close */
                 if (ci_eq(v, vl, "close"))
                     c->keepalive = 0;
@@ -198,11 +193,11 @@ static size_t build_head(pTHX_ kd_xs *x, kd_conn *c, int status, AV *headers, IV
             }
             break;
         case 't':
-            if (ci_name_eq(k, kl, "transfer-encoding"))
+            if (ci_eq(k, kl, "transfer-encoding"))
                 has_te = 1;
             break;
         case 'd':
-            if (ci_name_eq(k, kl, "date"))
+            if (ci_eq(k, kl, "date"))
                 has_date = 1;
             break;
         }

@@ -20,7 +20,7 @@ use POSIX ();
 use Socket qw(SOMAXCONN);
 use Time::HiRes ();
 
-our @EXPORT_OK = qw(start_server raw_request read_response connect_to app_file);
+our @EXPORT_OK = qw(start_server raw_request read_response app_file);
 
 # a server closing a connection must fail the test, not kill it
 $SIG{PIPE} = 'IGNORE';
@@ -141,8 +141,6 @@ sub connect {
     $sock->autoflush(1);
     return $sock;
 }
-
-sub connect_to { $_[0]->connect }
 
 # Sends bytes on a new connection and returns everything read until the
 # server closes it (or the timeout passes).

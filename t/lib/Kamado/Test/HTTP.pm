@@ -213,13 +213,14 @@ APP
 
 sub hits { slurp($_[0]{hits}) // '' }
 
-# A request that must be served on a hit_server(): 200, and it reached the app.
+# A request that must be served on a hit_server(): 200, and it reached the
+# app. Reads exactly one response, so the connection may stay open.
 sub served_ok {
     my ($server, $name, $bytes, $path) = @_;
     my $c = $server->connect;
     syswrite $c, $bytes;
-    my ($got) = read_until_close($c);
-    Test::More::like($got, qr{\AHTTP/1\.1 200 OK\r\n}, "$name: 200");
+    my $res = Kamado::Test::read_response($c);
+    Test::More::like($res ? "$res->{head}\r\n" : '', qr{\AHTTP/1\.1 200 OK\r\n}, "$name: 200");
     Test::More::like(hits($server), qr{^GET \Q$path\E 0$}m, "$name: reached the app");
 }
 
