@@ -53,8 +53,11 @@ static void head_add(kd_xs *x, size_t *len, const char *s, size_t n)
 static kd_conn *serving_conn(pTHX_ kd_xs *x, int fd)
 {
     kd_loop *l = x->loop;
-    if (fd < 0 || fd >= l->conns_cap || !l->conns[fd] || !l->conns[fd]->open)
-        croak("Kamado::Loop: fd %d is not an open connection", fd);
+    /* a writer kept past its request must not reach the descriptor's
+     * next connection */
+    if (fd < 0 || fd >= l->conns_cap || !l->conns[fd] || !l->conns[fd]->open ||
+        !l->conns[fd]->serving)
+        croak("Kamado::Loop: fd %d is not serving a request", fd);
     return l->conns[fd];
 }
 
@@ -161,6 +164,10 @@ static size_t build_head(pTHX_ kd_xs *x, kd_conn *c, int status, AV *headers, IV
         return 0;
     if (x->loop->draining)
         c->keepalive = 0;           /* the worker is about to exit */
+    /* a body the app did not read (or, after Expect, was never sent) leaves
+     * the next request's start unknown: say the connection ends here */
+    if (c->body_left > 0 || (c->chunked_body && !c->chunk.done))
+        c->keepalive = 0;
     n = snprintf(num, sizeof num, "HTTP/1.1 %d %s\r\n", status, reason[0] ? reason : "Unknown");
     head_add(x, &len, num, (size_t)n);
 
@@ -284,6 +291,7 @@ CODE:
     SETTING("write_timeout", write_timeout, SvNV);
     SETTING("max_keepalive_reqs", max_keepalive_reqs, SvIV);
     SETTING("max_connections", max_conns, SvIV);
+    SETTING("max_request_body", max_body, (int64_t)SvNV);
 #undef SETTING
 }
 OUTPUT:
@@ -455,9 +463,7 @@ write_error(Kamado::Loop self, int fd, int status)
 PPCODE:
 {
     /* canned error for a request whose body or response failed; closes */
-    kd_conn *c = serving_conn(aTHX_ self, fd);
-    c->pos = c->len;                 /* what is left unread is never parsed */
-    send_error(self->loop, c, status);
+    kd_conn_error(self->loop, serving_conn(aTHX_ self, fd), status);
     XSRETURN_YES;
 }
 
@@ -465,9 +471,10 @@ void
 close_conn(Kamado::Loop self, int fd)
 PPCODE:
 {
-    /* idempotent: a failed write may have closed it already */
+    /* idempotent: a failed write may have closed it already, and a
+     * lingering connection is no longer the request's to close */
     kd_loop *l = self->loop;
-    if (fd >= 0 && fd < l->conns_cap && l->conns[fd])
+    if (fd >= 0 && fd < l->conns_cap && l->conns[fd] && l->conns[fd]->serving)
         kd_conn_close(l, l->conns[fd]);
     XSRETURN_YES;
 }
@@ -477,6 +484,14 @@ stop_accepting(Kamado::Loop self)
 PPCODE:
     kd_loop_stop_accepting(self->loop);
     XSRETURN_YES;
+
+int
+serving(Kamado::Loop self, int fd)
+CODE:
+    RETVAL = fd >= 0 && fd < self->loop->conns_cap && self->loop->conns[fd] &&
+             self->loop->conns[fd]->open && self->loop->conns[fd]->serving;
+OUTPUT:
+    RETVAL
 
 int
 open_connections(Kamado::Loop self)

@@ -31,8 +31,13 @@ with C<%env> already built from a per-listener template. Perl reads the body
 response: status line, headers and an array body in one C<sendmsg>, file
 bodies with C<sendfile>, streamed bodies chunked when HTTP/1.1 allows.
 
-Idle keep-alive connections and connections still sending their head cost
-a file descriptor in some worker's loop, never a whole worker.
+Idle keep-alive connections, connections still sending their head, and
+connections still sending a body that fits the connection buffer (64 KiB
+with the head) cost a file descriptor in some worker's loop, never a whole
+worker: slow clients cannot tie up the workers. Larger bodies, and bodies
+sent after C<Expect: 100-continue>, are read by the worker, with
+C<--read-timeout> bounding each pause; a client that does not read its
+response holds its worker for at most C<--write-timeout> per stalled write.
 
 The command-line options are documented in L<kamado>.
 
@@ -67,6 +72,15 @@ with the status shown and the connection is closed:
     HTTP/1.1 without exactly one Host                      400
     an HTTP version other than 1.x                         505
     Expect other than 100-continue (HTTP/1.1)              417
+    a path with "%" not followed by two hex digits, or %00 400
+    a body over --max-request-body                         413
+
+The query string is passed to the app undecoded, as Apache and nginx pass
+it, so its percent-encoding is the app's to judge.
+
+After an error answer the server stops writing and reads (and drops) what
+the client still sends for up to two seconds before closing, so the client
+reads the answer instead of a connection reset.
 
 Header fields whose name contains an underscore are not passed to the app:
 C<X_Forwarded_For> would otherwise reach it as C<HTTP_X_FORWARDED_FOR>,
@@ -81,6 +95,11 @@ Compiled in (F<src/kd_parser.h>, F<src/kd_conn.h>):
     header fields                 100               431
     chunk-size line               4096 bytes        400
     trailer fields, all together  8192 bytes        400
+
+and set by options (L<kamado>): C<--max-request-body> (413, default 1 GiB),
+C<--max-connections>, and the C<--header-timeout>, C<--read-timeout>,
+C<--write-timeout> and C<--keepalive-timeout> deadlines, which are kept
+with poll(2) deadlines, never with signals.
 
 =head1 SEE ALSO
 

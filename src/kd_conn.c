@@ -22,6 +22,7 @@
 
 #define EVENTS_PER_WAIT 64
 #define DRAIN_IDLE 1.0          /* seconds; see kd_loop_stop_accepting */
+#define LINGER 2.0              /* seconds; see kd_conn_error */
 
 double kd_now(void)
 {
@@ -149,6 +150,7 @@ kd_loop *kd_loop_new(const int *listen_fds, int n)
     l->write_timeout = 30;
     l->max_keepalive_reqs = 10000;
     l->max_conns = 1000;
+    l->max_body = (int64_t)1 << 30;   /* Apache's LimitRequestBody default since 2.4.54 */
     l->date_sec = -1;
     l->last_sweep = kd_now();
     for (i = 0; i < n; i++) {
@@ -321,9 +323,9 @@ static int fill(kd_conn *c)
     return -1;
 }
 
-/* Answers a malformed request and closes: after a 4xx the connection is
- * never reused, since where the next request starts is unknown. */
-static void send_error(kd_loop *l, kd_conn *c, int status)
+/* After an error the connection is never reused, since where the next
+ * request starts is unknown. */
+void kd_conn_error(kd_loop *l, kd_conn *c, int status)
 {
     char head[256];
     const char *reason = kd_reason(status);
@@ -334,11 +336,29 @@ static void send_error(kd_loop *l, kd_conn *c, int status)
     struct iovec iov;
     iov.iov_base = head;
     iov.iov_len = (size_t)n;
-    if (kd_write_all(l, c->fd, &iov, 1) == 0) {
-        /* half-close, so the client reads the answer before any reset */
-        shutdown(c->fd, SHUT_WR);
+    c->serving = 0;
+    c->pos = c->len = 0;              /* what is left unread is never parsed */
+    if (kd_write_all(l, c->fd, &iov, 1) != 0 || shutdown(c->fd, SHUT_WR) != 0) {
+        kd_conn_close(l, c);
+        return;
     }
-    kd_conn_close(l, c);
+    /* Closing with unread input would send a reset, and the client could
+     * lose the answer with it: read and drop what it still sends for a
+     * little while (the sweep closes it at the deadline). */
+    c->lingering = 1;
+    c->deadline = kd_now() + LINGER;
+    if (watch(l, c) != 0)
+        kd_conn_close(l, c);
+}
+
+/* Reads and drops input on a lingering connection; closes it at EOF. */
+static void linger_read(kd_loop *l, kd_conn *c)
+{
+    int rv;
+    while ((rv = fill(c)) == 1)
+        c->pos = c->len = 0;
+    if (rv < 0)
+        kd_conn_close(l, c);
 }
 
 static void sweep(kd_loop *l, double now)
@@ -351,9 +371,10 @@ static void sweep(kd_loop *l, double now)
     for (fd = 0; fd < l->conns_cap; fd++) {
         kd_conn *c = l->conns[fd];
         if (c && c->open && !c->serving && c->deadline < now) {
-            /* a head started but never finished gets 408; idle ones just close */
-            if (c->len > c->pos)
-                send_error(l, c, 408);
+            /* a head or a buffered body not finished in time gets 408;
+             * idle and lingering connections just close */
+            if (c->len > c->pos && !c->lingering)
+                kd_conn_error(l, c, 408);
             else
                 kd_conn_close(l, c);
         }
@@ -385,6 +406,7 @@ static void accept_one(kd_loop *l, int li)
     c->in_epoll = c->queued = c->serving = 0;
     c->len = c->pos = 0;
     c->requests = 0;
+    c->lingering = 0;
     c->deadline = kd_now() + l->header_timeout;
     c->remote_addr[0] = '\0';
     c->remote_port = 0;
@@ -431,7 +453,31 @@ static int try_parse(kd_loop *l, kd_conn *c)
         return 0;
     }
     if (rv == KD_ERROR) {
-        send_error(l, c, c->req.error_status);
+        kd_conn_error(l, c, c->req.error_status);
+        return 0;
+    }
+    /* 413 before reading any of it, and before any 100 Continue */
+    if (l->max_body > 0 && c->req.content_length > l->max_body) {
+        kd_conn_error(l, c, 413);
+        return 0;
+    }
+    if (!c->req.chunked && c->req.content_length > 0 && !c->req.expect_continue &&
+        c->req.content_length <= (int64_t)(KD_BUF_SIZE - (size_t)rv) &&
+        c->len - c->pos < (size_t)rv + (size_t)c->req.content_length) {
+        /* The body fits the buffer: wait for it here, where waiting costs
+         * a descriptor, rather than in a worker's blocking read. Each
+         * arrival re-parses the head (cheap) and moves the deadline on:
+         * --read-timeout is the longest pause between body reads. With
+         * Expect: 100-continue the body is not sent before it is asked
+         * for, so those requests go to the app at once. */
+        if (c->pos > 0) {
+            memmove(c->buf, c->buf + c->pos, c->len - c->pos);
+            c->len -= c->pos;
+            c->pos = 0;
+        }
+        c->deadline = kd_now() + l->read_timeout;
+        if (watch(l, c) != 0)
+            kd_conn_close(l, c);
         return 0;
     }
     c->pos += (size_t)rv;
@@ -445,6 +491,7 @@ static int try_parse(kd_loop *l, kd_conn *c)
     c->resp_chunked = 0;
     c->resp_no_body = 0;
     c->expect_continue = c->req.expect_continue && (c->body_left > 0 || c->chunked_body);
+    c->body_read = 0;
     if (c->chunked_body)
         kd_chunked_init(&c->chunk);
     return 1;
@@ -486,6 +533,10 @@ int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out)
             c = l->conns[(int)d];
             if (!c || !c->open)
                 continue;
+            if (c->lingering) {
+                linger_read(l, c);
+                continue;
+            }
             switch (fill(c)) {
             case 1:
                 /* the head deadline runs from the first byte of a request */
@@ -613,6 +664,11 @@ ssize_t kd_conn_read_body(kd_loop *l, kd_conn *c, char *dst, size_t max)
             return -1;
         }
         c->pos += (size_t)used;
+        c->body_read += (int64_t)out_len;
+        if (l->max_body > 0 && c->body_read > l->max_body) {
+            errno = EFBIG;
+            return -1;
+        }
         if (out_len > 0 || c->chunk.done)
             return (ssize_t)out_len;
     }

@@ -8,7 +8,9 @@
  * worker: kd_loop_next() returns only when a whole request head is in. The
  * request is then served synchronously (body, app, response) with blocking
  * I/O bounded by deadlines (kd_wait), and kd_conn_finish() puts the
- * connection back in the set or closes it.
+ * connection back in the set or closes it. A body small enough for the
+ * connection buffer is read here too before the head is returned, so a
+ * client trickling its body also costs a descriptor, not a worker.
  */
 #ifndef KD_CONN_H
 #define KD_CONN_H
@@ -42,6 +44,8 @@ typedef struct kd_conn {
     int resp_no_body;               /* HEAD, 1xx, 204, 304: headers only */
     int expect_continue;            /* send 100 Continue before reading */
     int requests;                   /* served on this connection */
+    int lingering;                  /* answered with an error, draining input */
+    int64_t body_read;              /* decoded body bytes so far */
     double deadline;                /* for idle or partial heads */
     char remote_addr[64];
     size_t remote_addr_len;
@@ -68,6 +72,7 @@ typedef struct {
     double write_timeout;
     int max_keepalive_reqs;
     int max_conns;
+    int64_t max_body;               /* request body limit in bytes; 0: none */
     /* cached Date header value */
     long date_sec;
     char date[40];
@@ -89,11 +94,17 @@ void kd_loop_stop_accepting(kd_loop *l);
 /* After the response: keeps the connection for its next request, or
  * closes it. */
 void kd_conn_finish(kd_loop *l, kd_conn *c, int keepalive);
+
+/* Answers with a canned error (4xx/5xx, Connection: close) and closes:
+ * the write side at once, the read side once the client stops sending or
+ * after a short linger, so the client reads the answer instead of a reset
+ * caused by the bytes it was still sending. */
+void kd_conn_error(kd_loop *l, kd_conn *c, int status);
 void kd_conn_close(kd_loop *l, kd_conn *c);
 
 /* Request body. Returns bytes copied to dst (0 at end of body), or -1 on
  * error with errno set (ETIMEDOUT, ECONNRESET for EOF, EINVAL for a
- * malformed chunk). */
+ * malformed chunk, EFBIG for a chunked body over max_body). */
 ssize_t kd_conn_read_body(kd_loop *l, kd_conn *c, char *dst, size_t max);
 
 /* Writes all of iov, waiting up to write_timeout for a stalled client.

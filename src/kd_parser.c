@@ -61,6 +61,30 @@ static int is_value_char(unsigned char c)
     return c == '\t' || (c >= 0x20 && c != 0x7f);
 }
 
+static int hexval(unsigned char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* The path is percent-decoded into PATH_INFO, so every '%' there must start
+ * a valid escape, and none may decode to NUL, which would cut the path short
+ * for any C library call (open, stat) the app makes with it. The query is
+ * passed on undecoded, as Apache and nginx do: the app decodes it. */
+static int path_escapes_ok(const char *p, size_t n)
+{
+    const char *e = p + n;
+    while ((p = memchr(p, '%', (size_t)(e - p))) != NULL) {
+        if (e - p < 3 || hexval((unsigned char)p[1]) < 0 || hexval((unsigned char)p[2]) < 0 ||
+            (p[1] == '0' && p[2] == '0'))
+            return 0;
+        p += 3;
+    }
+    return 1;
+}
+
 /* Splits the request-target into path and query. Returns 0 or -1. */
 static int parse_target(kd_request *r)
 {
@@ -103,7 +127,7 @@ static int parse_target(kd_request *r)
     r->path_len = q ? (size_t)(q - p) : (size_t)(end - p);
     r->query = q ? q + 1 : NULL;
     r->query_len = q ? (size_t)(end - q - 1) : 0;
-    return 0;
+    return path_escapes_ok(r->path, r->path_len) ? 0 : -1;
 }
 
 /* request-line = method SP request-target SP HTTP-version CRLF */
@@ -322,14 +346,6 @@ void kd_chunked_init(kd_chunked *d)
 {
     memset(d, 0, sizeof *d);
     d->state = CH_SIZE_START;
-}
-
-static int hexval(unsigned char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
 }
 
 long kd_chunked_decode(kd_chunked *d, const char *in, size_t in_len,

@@ -21,6 +21,7 @@ our @TABLE = (
     ['read-timeout',           '=f',  30,     'seconds to wait for more of a request body'],
     ['write-timeout',          '=f',  30,     'seconds to wait for a client that does not read'],
     ['max-connections',        '=i',  1000,   'open connections per worker'],
+    ['max-request-body',       '=i',  1073741824, 'largest request body in bytes (413 above it); 0 no limit'],
     ['spool-threshold',        '=i',  1048576,'request bodies larger than this go to a temporary file'],
     ['preload',                '!',   1,      'load the app in the master before forking'],
     ['app|a',                  '=s',  undef,  'the PSGI file (or give it as the last argument)'],

@@ -5,6 +5,7 @@ use warnings;
 
 use Errno ();
 use Kamado;
+use Kamado::DeferredInput;
 use Kamado::Writer;
 use Plack::Util;
 use Scalar::Util ();
@@ -85,7 +86,11 @@ sub _drain {
 sub handle_request {
     my ($self, $fd, $env, $body_kind) = @_;
     my $loop = $self->{loop};
-    if ($body_kind) {
+    $self->{body_failed} = undef if $body_kind;
+    if ($body_kind && _expects_continue($env)) {
+        $env->{'psgi.input'} = Kamado::DeferredInput->handle(sub { $self->_deferred_body($fd, $env, $body_kind) });
+        $env->{'psgix.input.buffered'} = 0;
+    } elsif ($body_kind) {
         $self->_read_body($fd, $env, $body_kind) or return;
     } else {
         $env->{'psgi.input'} = $self->_empty_input;
@@ -94,7 +99,9 @@ sub handle_request {
 
     my $res = eval { $self->{app}->($env) };
     $self->stop if $env->{'psgix.harakiri.commit'};
-    if (ref $res eq 'ARRAY' && @$res == 3 && ref $res->[2] eq 'ARRAY' && ref $res->[1] eq 'ARRAY') {
+    if ($body_kind && $self->{body_failed}) {
+        # a deferred body failed: its 408/413/400 is sent, the app's answer is not
+    } elsif (ref $res eq 'ARRAY' && @$res == 3 && ref $res->[2] eq 'ARRAY' && ref $res->[1] eq 'ARRAY') {
         # the common case, all in C; false but defined: a bad status or header
         my $sent = $loop->write_response($fd, @$res);
         $self->_invalid_response($fd, $env, 'bad status or header') if defined $sent && !$sent;
@@ -126,6 +133,25 @@ sub _empty_input {
     return $fh if $fh && defined fileno $fh;    # -1 while open (in memory)
     open $fh, '<', \(my $empty = '');
     return $self->{empty_input} = $fh;
+}
+
+# HTTP/1.1 "Expect: 100-continue" (the parser has refused any other
+# expectation, and ignores it in HTTP/1.0, which has no 1xx answers).
+sub _expects_continue {
+    my ($env) = @_;
+    return exists $env->{HTTP_EXPECT} && $env->{SERVER_PROTOCOL} eq 'HTTP/1.1';
+}
+
+# The body of an Expect request, read when the app first reads its input;
+# reading it sends the 100 Continue. Dies if it cannot be read: the error
+# answer is sent already, and whatever the app returns is dropped.
+sub _deferred_body {
+    my ($self, $fd, $env, $kind) = @_;
+    die "Kamado: the request body can be read only while the request is served\n"
+        if $self->{body_failed} || !$self->{loop}->serving($fd);
+    $self->_read_body($fd, $env, $kind)
+        or die "Kamado: the request body could not be read ($self->{body_failed})\n";
+    return $env->{'psgi.input'};
 }
 
 # Reads the whole body before the app runs (psgix.input.buffered): in
@@ -169,8 +195,11 @@ sub _read_body {
 
 sub _body_failed {
     my ($self, $fd, $env) = @_;
+    $self->{body_failed} = "$!";
     if ($!{ETIMEDOUT}) {
         $self->{loop}->write_error($fd, 408);
+    } elsif ($!{EFBIG}) {
+        $self->{loop}->write_error($fd, 413);    # chunked, over --max-request-body
     } elsif ($!{EINVAL}) {
         $self->{loop}->write_error($fd, 400);    # malformed chunk
     } else {

@@ -1,0 +1,64 @@
+# Expect: 100-continue is answered only when the app reads its input: an
+# app that answers without reading (a 401, a redirect) sends no 100, and
+# the connection ends with the response (its body was never sent, so the
+# next request's start is unknown). Reading works through every handle
+# call an app may use.
+use strict;
+use warnings;
+use lib 't/lib';
+use Test::More;
+use Kamado::Test qw(start_server read_response);
+use Kamado::Test::HTTP qw(read_until_close parse_response);
+
+my $server = start_server(app => <<'APP');
+sub {
+    my $env = shift;
+    my $in = $env->{'psgi.input'};
+    my $p = $env->{PATH_INFO};
+    return [401, ['Content-Type' => 'text/plain'], ['who are you']] if $p eq '/deny';
+    my $got = '';
+    if ($p eq '/read') {
+        while ($in->read(my $buf, 3)) { $got .= $buf }
+    } elsif ($p eq '/getline') {
+        while (defined(my $line = $in->getline)) { $got .= "[$line]" }
+    } elsif ($p eq '/seek') {
+        $in->read(my $buf, 4);
+        $in->seek(0, 0);
+        $got = do { local $/; <$in> };
+    }
+    [200, ['Content-Type' => 'text/plain'],
+     ["$p buffered=" . ($env->{'psgix.input.buffered'} ? 1 : 0) . " got=$got"]];
+}
+APP
+
+my $H = "Host: x\r\n";
+
+subtest 'the app answers without reading' => sub {
+    my $c = $server->connect;
+    syswrite $c, "PUT /deny HTTP/1.1\r\n${H}Expect: 100-continue\r\nContent-Length: 5\r\n\r\n";
+    my ($got, $how) = read_until_close($c, 5);
+    my $res = parse_response($got);
+    is $res && $res->{status_line}, 'HTTP/1.1 401 Unauthorized', 'the final answer, with no 100 before it';
+    is $res && $res->{headers}{connection}, 'close', 'Connection: close (the body was never sent)';
+    is $how, 'eof', 'then closed';
+};
+
+for my $case (['/read', "a\nbc\nd", 'got=a\nbc\nd'], ['/getline', "a\nbc\n", 'got=[a\n][bc\n]'],
+              ['/seek', "abcdef", 'got=abcdef']) {
+    my ($path, $body, $want) = @$case;
+    $want =~ s/\\n/\n/g;
+    subtest "the app reads: $path" => sub {
+        my $c = $server->connect;
+        syswrite $c, "POST $path HTTP/1.1\r\n${H}Expect: 100-continue\r\nContent-Length: " . length($body) . "\r\n\r\n";
+        my $interim = read_response($c, timeout => 5);
+        is $interim && $interim->{status}, 100, '100 Continue once the app reads';
+        syswrite $c, $body;
+        my $res = read_response($c);
+        is $res && $res->{status}, 200, 'then the answer';
+        is $res && $res->{body}, "$path buffered=0 $want", 'with the whole body';
+        syswrite $c, "GET /next HTTP/1.1\r\n${H}\r\n";
+        my $next = read_response($c);
+        is $next && $next->{status}, 200, 'the connection goes on';
+    };
+}
+done_testing;
