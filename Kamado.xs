@@ -292,6 +292,7 @@ CODE:
     SETTING("max_keepalive_reqs", max_keepalive_reqs, SvIV);
     SETTING("max_connections", max_conns, SvIV);
     SETTING("max_request_body", max_body, (int64_t)SvNV);
+    SETTING("min_body_rate", min_body_rate, SvNV);
 #undef SETTING
 }
 OUTPUT:

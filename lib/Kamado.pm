@@ -97,7 +97,9 @@ Compiled in (F<src/kd_parser.h>, F<src/kd_conn.h>):
     trailer fields, all together  8192 bytes        400
 
 and set by options (L<kamado>): C<--max-request-body> (413, default 1 GiB),
-C<--max-connections>, and the C<--header-timeout>, C<--read-timeout>,
+C<--max-connections>, C<--min-body-rate> (408 for a body trickled slower
+than 500 bytes a second on average, after a C<--read-timeout> allowance),
+and the C<--header-timeout>, C<--read-timeout>,
 C<--write-timeout> and C<--keepalive-timeout> deadlines, which are kept
 with poll(2) deadlines, never with signals.
 

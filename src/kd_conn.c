@@ -151,6 +151,7 @@ kd_loop *kd_loop_new(const int *listen_fds, int n)
     l->max_keepalive_reqs = 10000;
     l->max_conns = 1000;
     l->max_body = (int64_t)1 << 30;   /* Apache's LimitRequestBody default since 2.4.54 */
+    l->min_body_rate = 500;           /* mod_reqtimeout's MinRate */
     l->date_sec = -1;
     l->last_sweep = kd_now();
     for (i = 0; i < n; i++) {
@@ -407,6 +408,7 @@ static void accept_one(kd_loop *l, int li)
     c->len = c->pos = 0;
     c->requests = 0;
     c->lingering = 0;
+    c->body_start = 0;
     c->deadline = kd_now() + l->header_timeout;
     c->remote_addr[0] = '\0';
     c->remote_port = 0;
@@ -438,6 +440,21 @@ static void accept_one(kd_loop *l, int li)
     }
 }
 
+/* When a body that has delivered `got` bytes times out: --read-timeout
+ * after the last read, and never later than --read-timeout plus the time
+ * the bytes so far are worth at --min-body-rate (mod_reqtimeout's rule), so
+ * a body trickled a byte at a time cannot hold on for ever. */
+static double body_deadline(const kd_loop *l, const kd_conn *c, double now, int64_t got)
+{
+    double d = now + l->read_timeout;
+    if (l->min_body_rate > 0) {
+        double total = c->body_start + l->read_timeout + (double)got / l->min_body_rate;
+        if (total < d)
+            d = total;
+    }
+    return d;
+}
+
 /* Parses a queued connection. 1 when a head is complete. */
 static int try_parse(kd_loop *l, kd_conn *c)
 {
@@ -467,15 +484,19 @@ static int try_parse(kd_loop *l, kd_conn *c)
         /* The body fits the buffer: wait for it here, where waiting costs
          * a descriptor, rather than in a worker's blocking read. Each
          * arrival re-parses the head (cheap) and moves the deadline on:
-         * --read-timeout is the longest pause between body reads. With
+         * --read-timeout is the longest pause between body reads, and
+         * --min-body-rate the slowest average (body_deadline). With
          * Expect: 100-continue the body is not sent before it is asked
          * for, so those requests go to the app at once. */
+        double now = kd_now();
         if (c->pos > 0) {
             memmove(c->buf, c->buf + c->pos, c->len - c->pos);
             c->len -= c->pos;
             c->pos = 0;
         }
-        c->deadline = kd_now() + l->read_timeout;
+        if (c->body_start == 0)
+            c->body_start = now;
+        c->deadline = body_deadline(l, c, now, (int64_t)(c->len - (size_t)rv));
         if (watch(l, c) != 0)
             kd_conn_close(l, c);
         return 0;
@@ -492,6 +513,10 @@ static int try_parse(kd_loop *l, kd_conn *c)
     c->resp_no_body = 0;
     c->expect_continue = c->req.expect_continue && (c->body_left > 0 || c->chunked_body);
     c->body_read = 0;
+    /* the body's clock starts with the head (or, after Expect, with the
+     * 100 Continue), unless the loop started it while buffering */
+    if (c->body_start == 0 && (c->body_left > 0 || c->chunked_body))
+        c->body_start = kd_now();
     if (c->chunked_body)
         kd_chunked_init(&c->chunk);
     return 1;
@@ -582,6 +607,7 @@ void kd_conn_finish(kd_loop *l, kd_conn *c, int keepalive)
         return;
     c->serving = 0;
     c->requests++;
+    c->body_start = 0;
     /* a body the app left unread would be parsed as the next request */
     if (!keepalive || l->draining || c->body_left > 0 ||
         (c->chunked_body && !c->chunk.done)) {
@@ -604,13 +630,17 @@ static int fill_body(kd_loop *l, kd_conn *c)
 {
     for (;;) {
         int rv = fill(c);
+        double now, wait;
         if (rv == 1)
             return 0;
         if (rv < 0) {
             errno = ECONNRESET;
             return -1;
         }
-        rv = kd_wait(c->fd, POLLIN, l->read_timeout);
+        now = kd_now();
+        wait = body_deadline(l, c, now, c->chunked_body ? c->body_read :
+                             c->req.content_length - c->body_left) - now;
+        rv = wait > 0 ? kd_wait(c->fd, POLLIN, wait) : 0;
         if (rv == 0) {
             errno = ETIMEDOUT;
             return -1;
@@ -631,6 +661,7 @@ ssize_t kd_conn_read_body(kd_loop *l, kd_conn *c, char *dst, size_t max)
         iov.iov_len = sizeof cont - 1;
         if (c->pos == c->len && kd_write_all(l, c->fd, &iov, 1) != 0)
             return -1;
+        c->body_start = kd_now();
     }
     if (!c->chunked_body) {
         size_t n;

@@ -46,6 +46,7 @@ typedef struct kd_conn {
     int requests;                   /* served on this connection */
     int lingering;                  /* answered with an error, draining input */
     int64_t body_read;              /* decoded body bytes so far */
+    double body_start;              /* when the head was complete; 0: not yet */
     double deadline;                /* for idle or partial heads */
     char remote_addr[64];
     size_t remote_addr_len;
@@ -73,6 +74,7 @@ typedef struct {
     int max_keepalive_reqs;
     int max_conns;
     int64_t max_body;               /* request body limit in bytes; 0: none */
+    double min_body_rate;           /* bytes/s a body must average; 0: none */
     /* cached Date header value */
     long date_sec;
     char date[40];

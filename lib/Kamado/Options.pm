@@ -20,6 +20,7 @@ our @TABLE = (
     ['header-timeout',         '=f',  30,     'seconds for a whole request head to arrive'],
     ['read-timeout',           '=f',  30,     'seconds to wait for more of a request body'],
     ['write-timeout',          '=f',  30,     'seconds to wait for a client that does not read'],
+    ['min-body-rate',          '=f',  500,    'bytes per second a request body must average'],
     ['max-connections',        '=i',  1000,   'open connections per worker'],
     ['max-request-body',       '=i',  1073741824, 'largest request body in bytes (413 above it); 0 no limit'],
     ['spool-threshold',        '=i',  1048576,'request bodies larger than this go to a temporary file'],
