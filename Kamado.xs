@@ -293,6 +293,7 @@ CODE:
     SETTING("max_connections", max_conns, SvIV);
     SETTING("max_request_body", max_body, (int64_t)SvNV);
     SETTING("min_body_rate", min_body_rate, SvNV);
+    SETTING("write_buffer", write_buffer, (size_t)SvUV);
 #undef SETTING
 }
 OUTPUT:
@@ -374,7 +375,7 @@ PPCODE:
     }
     iov[0].iov_base = self->head;
     iov[0].iov_len = hlen;
-    ok = kd_write_all(self->loop, fd, iov, c->resp_no_body ? 1 : (int)nb + 1) == 0;
+    ok = kd_write_last(self->loop, c, iov, c->resp_no_body ? 1 : (int)nb + 1) == 0;
     if (iov != stack_iov)
         Safefree(iov);
     kd_conn_finish(self->loop, c, ok && c->keepalive);

@@ -152,6 +152,7 @@ kd_loop *kd_loop_new(const int *listen_fds, int n)
     l->max_conns = 1000;
     l->max_body = (int64_t)1 << 30;   /* Apache's LimitRequestBody default since 2.4.54 */
     l->min_body_rate = 500;           /* mod_reqtimeout's MinRate */
+    l->write_buffer = 1 << 20;
     l->date_sec = -1;
     l->last_sweep = kd_now();
     for (i = 0; i < n; i++) {
@@ -190,6 +191,7 @@ void kd_loop_free(kd_loop *l)
             continue;
         if (c->open)
             close(c->fd);
+        free(c->out);
         free(c->buf);
         free(c);
     }
@@ -282,6 +284,12 @@ void kd_conn_close(kd_loop *l, kd_conn *c)
     if (!c->open)
         return;
     close(c->fd);                     /* also leaves the epoll set */
+    if (c->out) {
+        l->out_total -= c->out_len;
+        free(c->out);
+        c->out = NULL;
+    }
+    c->flushing = 0;
     c->open = 0;
     c->in_epoll = 0;
     c->serving = 0;
@@ -301,6 +309,49 @@ static int watch(kd_loop *l, kd_conn *c)
         return -1;
     c->in_epoll = 1;
     return 0;
+}
+
+/* Switches the connection's epoll interest between reading (0) and
+ * writing deferred output (1). */
+static int watch_for(kd_loop *l, kd_conn *c, int out)
+{
+    struct epoll_event ev;
+    ev.events = (out ? EPOLLOUT : EPOLLIN) | EPOLLRDHUP;
+    ev.data.u64 = (uint64_t)c->fd;
+    if (epoll_ctl(l->epfd, c->in_epoll ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->fd, &ev) != 0)
+        return -1;
+    c->in_epoll = 1;
+    return 0;
+}
+
+static void finish_now(kd_loop *l, kd_conn *c, int keepalive);
+
+/* Sends deferred output; once it is all out, finishes the request. */
+static void flush_out(kd_loop *l, kd_conn *c)
+{
+    while (c->out_off < c->out_len) {
+        ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
+        if (n > 0) {
+            c->out_off += (size_t)n;
+            c->deadline = kd_now() + l->write_timeout;   /* progress */
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;                   /* EPOLLOUT calls again */
+        kd_conn_close(l, c);
+        return;
+    }
+    l->out_total -= c->out_len;
+    free(c->out);
+    c->out = NULL;
+    c->flushing = 0;
+    if (watch_for(l, c, 0) != 0) {
+        kd_conn_close(l, c);
+        return;
+    }
+    finish_now(l, c, c->flush_keepalive);
 }
 
 /* Reads what is there into the connection buffer. 1 read something,
@@ -374,7 +425,7 @@ static void sweep(kd_loop *l, double now)
         if (c && c->open && !c->serving && c->deadline < now) {
             /* a head or a buffered body not finished in time gets 408;
              * idle and lingering connections just close */
-            if (c->len > c->pos && !c->lingering)
+            if (c->len > c->pos && !c->lingering && !c->flushing)
                 kd_conn_error(l, c, 408);
             else
                 kd_conn_close(l, c);
@@ -562,6 +613,10 @@ int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out)
                 linger_read(l, c);
                 continue;
             }
+            if (c->flushing) {
+                flush_out(l, c);
+                continue;
+            }
             switch (fill(c)) {
             case 1:
                 /* the head deadline runs from the first byte of a request */
@@ -593,7 +648,7 @@ void kd_loop_stop_accepting(kd_loop *l)
      * not its whole keep-alive timeout. */
     for (fd = 0; fd < l->conns_cap; fd++) {
         kd_conn *c = l->conns[fd];
-        if (c && c->open && !c->serving && c->pos == c->len) {
+        if (c && c->open && !c->serving && !c->flushing && c->pos == c->len) {
             double idle_since = c->deadline - l->keepalive_timeout;
             if (idle_since + DRAIN_IDLE < c->deadline)
                 c->deadline = idle_since + DRAIN_IDLE > now ? idle_since + DRAIN_IDLE : now;
@@ -608,6 +663,19 @@ void kd_conn_finish(kd_loop *l, kd_conn *c, int keepalive)
     c->serving = 0;
     c->requests++;
     c->body_start = 0;
+    if (c->flushing) {
+        /* the loop sends the rest first (flush_out), then finishes */
+        c->flush_keepalive = keepalive;
+        c->deadline = kd_now() + l->write_timeout;
+        if (watch_for(l, c, 1) != 0)
+            kd_conn_close(l, c);
+        return;
+    }
+    finish_now(l, c, keepalive);
+}
+
+static void finish_now(kd_loop *l, kd_conn *c, int keepalive)
+{
     /* a body the app left unread would be parsed as the next request */
     if (!keepalive || l->draining || c->body_left > 0 ||
         (c->chunked_body && !c->chunk.done)) {
@@ -737,6 +805,50 @@ int kd_write_all(kd_loop *l, int fd, struct iovec *iov, int iovcnt)
             iov->iov_len -= (size_t)n;
         }
     }
+    return 0;
+}
+
+int kd_write_last(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt)
+{
+    struct msghdr m;
+    ssize_t n;
+    size_t left = 0;
+    int i;
+    char *p;
+
+    memset(&m, 0, sizeof m);
+    m.msg_iov = iov;
+    m.msg_iovlen = (size_t)(iovcnt > 1024 ? 1024 : iovcnt);
+    do {
+        n = sendmsg(c->fd, &m, MSG_NOSIGNAL);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+        return -1;
+    if (n < 0)
+        n = 0;
+    while (iovcnt > 0 && (size_t)n >= iov->iov_len) {
+        n -= (ssize_t)iov->iov_len;
+        iov++;
+        iovcnt--;
+    }
+    if (iovcnt == 0)
+        return 0;                     /* the usual case: all taken at once */
+    iov->iov_base = (char *)iov->iov_base + n;
+    iov->iov_len -= (size_t)n;
+    for (i = 0; i < iovcnt; i++)
+        left += iov[i].iov_len;
+    if (left > l->write_buffer || l->out_total + left > 32 * l->write_buffer ||
+        !(p = malloc(left)))
+        return kd_write_all(l, c->fd, iov, iovcnt);
+    c->out = p;
+    c->out_len = left;
+    c->out_off = 0;
+    for (i = 0; i < iovcnt; i++) {
+        memcpy(p, iov[i].iov_base, iov[i].iov_len);
+        p += iov[i].iov_len;
+    }
+    l->out_total += left;
+    c->flushing = 1;
     return 0;
 }
 

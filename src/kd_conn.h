@@ -47,6 +47,10 @@ typedef struct kd_conn {
     int lingering;                  /* answered with an error, draining input */
     int64_t body_read;              /* decoded body bytes so far */
     double body_start;              /* when the head was complete; 0: not yet */
+    char *out;                      /* response bytes the loop still sends */
+    size_t out_len, out_off;
+    int flushing;                   /* out holds bytes; finish when sent */
+    int flush_keepalive;            /* what kd_conn_finish decided meanwhile */
     double deadline;                /* for idle or partial heads */
     char remote_addr[64];
     size_t remote_addr_len;
@@ -75,6 +79,8 @@ typedef struct {
     int max_conns;
     int64_t max_body;               /* request body limit in bytes; 0: none */
     double min_body_rate;           /* bytes/s a body must average; 0: none */
+    size_t write_buffer;            /* response bytes one connection may defer */
+    size_t out_total;               /* deferred bytes held now, all connections */
     /* cached Date header value */
     long date_sec;
     char date[40];
@@ -112,6 +118,14 @@ ssize_t kd_conn_read_body(kd_loop *l, kd_conn *c, char *dst, size_t max);
 /* Writes all of iov, waiting up to write_timeout for a stalled client.
  * Returns 0 or -1 with errno set. Never raises SIGPIPE. */
 int kd_write_all(kd_loop *l, int fd, struct iovec *iov, int iovcnt);
+
+/* Writes a whole response (iov ends it). What the socket does not take at
+ * once is copied for the event loop to send, when it fits write_buffer
+ * (and the worker's total of 32 of them), so a client that reads slowly
+ * holds a descriptor and the bytes, not the worker; otherwise it is
+ * written as kd_write_all does. kd_conn_finish() then waits for the loop
+ * to send it before reusing or closing the connection. 0 or -1. */
+int kd_write_last(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt);
 
 /* Sends len bytes of in_fd from offset off. 0 or -1 with errno set. */
 int kd_sendfile_all(kd_loop *l, int out_fd, int in_fd, off_t off, size_t len);

@@ -21,6 +21,7 @@ our @TABLE = (
     ['read-timeout',           '=f',  30,     'seconds to wait for more of a request body'],
     ['write-timeout',          '=f',  30,     'seconds to wait for a client that does not read'],
     ['min-body-rate',          '=f',  500,    'bytes per second a request body must average'],
+    ['write-buffer',           '=i',  1048576,'response bytes per connection the event loop sends for a slow reader'],
     ['max-connections',        '=i',  1000,   'open connections per worker'],
     ['max-request-body',       '=i',  1073741824, 'largest request body in bytes (413 above it); 0 no limit'],
     ['spool-threshold',        '=i',  1048576,'request bodies larger than this go to a temporary file'],

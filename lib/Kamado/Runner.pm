@@ -73,7 +73,7 @@ sub serve {
             loop_settings   => {
                 map { ($_ => $opt->{$_}) }
                     qw(keepalive_timeout header_timeout read_timeout write_timeout max_keepalive_reqs
-                       max_connections max_request_body min_body_rate),
+                       max_connections max_request_body min_body_rate write_buffer),
             },
         },
     );
