@@ -130,6 +130,9 @@ static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
             sv_setpvn(*slot, h->value, h->value_len);
         }
     }
+    /* absolute-form: the target's host wins over Host (RFC 9112 3.2.2) */
+    if (r->authority_len)
+        (void)hv_stores(env, "HTTP_HOST", newSVpvn(r->authority, r->authority_len));
     return env;
 }
 

@@ -65,9 +65,11 @@ with the status shown and the connection is closed:
 
     Transfer-Encoding and Content-Length together          400
     Transfer-Encoding in an HTTP/1.0 request               400
-    Transfer-Encoding other than exactly "chunked"         501
+    Transfer-Encoding not ending in "chunked", or repeated 400
+    another coding before "chunked" (gzip, chunked)        501
     Content-Length repeated, signed, a list, not digits    400
-    a malformed chunk size or chunk framing                400
+    a malformed chunk size, extension, trailer or framing  400
+    a Host that is not host[:port], userinfo in a target   400
     obs-fold, bare CR, bare LF, NUL, space before a colon  400
     HTTP/1.1 without exactly one Host                      400
     an HTTP version other than 1.x                         505
@@ -76,7 +78,13 @@ with the status shown and the connection is closed:
     a body over --max-request-body                         413
 
 The query string is passed to the app undecoded, as Apache and nginx pass
-it, so its percent-encoding is the app's to judge.
+it, so its percent-encoding is the app's to judge. Bytes that RFC 3986 does
+not allow in a target but that cannot change framing (C<| ^ { }>, quotes,
+raw UTF-8 or Shift_JIS) are accepted: browsers send some of them raw, and
+old Japanese mobile clients sent raw Shift_JIS. For an absolute-form target
+(C<GET http://host/path>), C<HTTP_HOST> is the target's host, not the Host
+field (RFC 9112 3.2.2). Empty list elements in Transfer-Encoding are
+skipped (RFC 9110 5.6.1); trailer fields are checked, then dropped.
 
 After an error answer the server stops writing and reads (and drops) what
 the client still sends for up to two seconds before closing, so the client

@@ -85,6 +85,8 @@ static int path_escapes_ok(const char *p, size_t n)
     return 1;
 }
 
+static int host_ok(const char *v, size_t len);
+
 /* Splits the request-target into path and query. Returns 0 or -1. */
 static int parse_target(kd_request *r)
 {
@@ -111,8 +113,12 @@ static int parse_target(kd_request *r)
         p = s;
         while (p < end && *p != '/' && *p != '?')
             p++;
-        if (p == s)                               /* no authority */
+        /* no authority, or userinfo in it (RFC 9110 4.2.4: "user@" is how
+         * phishing links hide the real host) */
+        if (p == s || !host_ok(s, (size_t)(p - s)))
             return -1;
+        r->authority = s;
+        r->authority_len = (size_t)(p - s);
         if (p == end || *p == '?') {
             static const char root[] = "/";
             r->path = root;
@@ -186,7 +192,13 @@ static int64_t parse_content_length(const char *v, size_t len)
 {
     int64_t n = 0;
     size_t i;
-    if (len == 0 || len > 18)                     /* 18 digits cannot overflow */
+    if (len == 0)
+        return -1;
+    while (len > 1 && *v == '0') {                /* 0005 is 5 (RFC 9110 8.6) */
+        v++;
+        len--;
+    }
+    if (len > 18)                                 /* 18 digits cannot overflow */
         return -1;
     for (i = 0; i < len; i++) {
         if (v[i] < '0' || v[i] > '9')
@@ -194,6 +206,80 @@ static int64_t parse_content_length(const char *v, size_t len)
         n = n * 10 + (v[i] - '0');
     }
     return n;
+}
+
+/* Transfer-Encoding is a list of codings; only "chunked", last and once,
+ * is understood. 0: chunked; 400 when chunked is not the final coding (the
+ * body's length is unknown: RFC 9112 6.3) or is applied twice; 501 for
+ * another coding before it (RFC 9112 6.1). Empty list elements are
+ * skipped (RFC 9110 5.6.1). */
+static int parse_transfer_encoding(const char *v, size_t len)
+{
+    const char *end = v + len;
+    int codings = 0, chunked_seen = 0, last_chunked = 0, other = 0;
+    while (v < end) {
+        const char *tok, *tend;
+        while (v < end && (*v == ' ' || *v == '\t' || *v == ','))
+            v++;
+        if (v == end)
+            break;
+        tok = v;
+        while (v < end && *v != ',')
+            v++;
+        tend = v;
+        while (tend > tok && (tend[-1] == ' ' || tend[-1] == '\t'))
+            tend--;
+        codings++;
+        last_chunked = ci_eq(tok, (size_t)(tend - tok), "chunked");
+        if (last_chunked)
+            chunked_seen++;
+        else
+            other = 1;
+    }
+    if (!last_chunked || chunked_seen > 1)
+        return 400;
+    return other ? 501 : 0;
+}
+
+#define DIGIT(c) ((c) >= '0' && (c) <= '9')
+
+/* Host = uri-host [ ":" port ] (RFC 9112 3.2): a reg-name, an IPv4
+ * address or an IP-literal in brackets. A space, "/", "@", "," or any
+ * other character outside those is a 400 (RFC 9112 3.2: "invalid field
+ * value"); an empty Host is allowed. */
+static int host_ok(const char *v, size_t len)
+{
+    const char *end = v + len, *p = v;
+    if (len == 0)
+        return 1;
+    if (*p == '[') {
+        while (p < end && *p != ']') {
+            unsigned char c = (unsigned char)*p;
+            if (p > v && !(hexval(c) >= 0 || c == ':' || c == '.' || c == 'v' || c == 'V'))
+                return 0;
+            p++;
+        }
+        if (p == end)
+            return 0;
+        p++;
+    } else {
+        while (p < end && *p != ':') {
+            unsigned char c = (unsigned char)*p;
+            /* unreserved / pct-encoded / sub-delims */
+            if (!(DIGIT(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') ||
+                  (c && strchr("-._~%!$&'()*+;=", c))))
+                return 0;
+            p++;
+        }
+    }
+    if (p < end) {
+        if (*p++ != ':')
+            return 0;
+        while (p < end)
+            if (!DIGIT((unsigned char)*p++))
+                return 0;
+    }
+    return 1;
 }
 
 /* Applies the framing and connection rules once all fields are known. */
@@ -206,8 +292,11 @@ static int check_fields(kd_request *r)
         const kd_header *h = &r->headers[i];
         switch (lower((unsigned char)h->name[0])) {
         case 'h':
-            if (ci_eq(h->name, h->name_len, "host"))
+            if (ci_eq(h->name, h->name_len, "host")) {
+                if (!host_ok(h->value, h->value_len))
+                    return fail(r, 400);
                 hosts++;
+            }
             break;
         case 'c':
             if (ci_eq(h->name, h->name_len, "content-length")) {
@@ -222,11 +311,11 @@ static int check_fields(kd_request *r)
             break;
         case 't':
             if (ci_eq(h->name, h->name_len, "transfer-encoding")) {
+                int status;
                 if (++tes > 1)
                     return fail(r, 400);
-                /* only "chunked" alone is understood (RFC 9112 6.1) */
-                if (!ci_eq(h->value, h->value_len, "chunked"))
-                    return fail(r, 501);
+                if ((status = parse_transfer_encoding(h->value, h->value_len)) != 0)
+                    return fail(r, status);
                 r->chunked = 1;
             }
             break;
@@ -334,10 +423,19 @@ int kd_parse_request(const char *buf, size_t len, kd_request *r)
 /* ------------------------------------------------------------------ */
 /* chunked decoding                                                    */
 
+/* chunk-ext = *( BWS ";" BWS name [ BWS "=" BWS ( token / quoted-string ) ] )
+ * is checked by the CH_EXT_* states, the trailer field lines by the
+ * CH_TRAILER_* ones: what does not match the grammar is a 400, since a
+ * proxy in front may have read it differently. */
 enum {
-    CH_SIZE_START, CH_SIZE, CH_BWS, CH_EXT, CH_SIZE_LF, CH_DATA, CH_DATA_CR,
-    CH_DATA_LF, CH_TRAILER_START, CH_TRAILER, CH_TRAILER_LF, CH_END_LF
+    CH_SIZE_START, CH_SIZE, CH_BWS,
+    CH_EXT_NAME0, CH_EXT_NAME, CH_EXT_AFTER_NAME, CH_EXT_VAL0, CH_EXT_VAL,
+    CH_EXT_QVAL, CH_EXT_QESC, CH_EXT_AFTER_VAL,   /* the last size-line state */
+    CH_SIZE_LF, CH_DATA, CH_DATA_CR,
+    CH_DATA_LF, CH_TRAILER_START, CH_TRAILER_NAME, CH_TRAILER, CH_TRAILER_LF, CH_END_LF
 };
+
+#define IS_WS(c) ((c) == ' ' || (c) == '\t')
 
 /* largest chunk size accepted: larger is an overflow attempt */
 #define KD_MAX_CHUNK_SIZE ((uint64_t)1 << 60)
@@ -370,7 +468,7 @@ long kd_chunked_decode(kd_chunked *d, const char *in, size_t in_len,
             continue;
         }
         i++;
-        if (d->state <= CH_EXT) {
+        if (d->state <= CH_EXT_AFTER_VAL) {
             if (++d->line_len > KD_MAX_CHUNK_LINE)
                 return -1;
         } else if (d->state >= CH_TRAILER_START) {
@@ -390,8 +488,8 @@ long kd_chunked_decode(kd_chunked *d, const char *in, size_t in_len,
             } else if (c == '\r') {
                 d->state = CH_SIZE_LF;
             } else if (c == ';') {
-                d->state = CH_EXT;
-            } else if (c == ' ' || c == '\t') {
+                d->state = CH_EXT_NAME0;
+            } else if (IS_WS(c)) {
                 d->state = CH_BWS;
             } else {
                 return -1;
@@ -400,15 +498,64 @@ long kd_chunked_decode(kd_chunked *d, const char *in, size_t in_len,
         case CH_BWS:
             /* only whitespace, then ";" and an extension (RFC 9112 7.1.1) */
             if (c == ';')
-                d->state = CH_EXT;
-            else if (c != ' ' && c != '\t')
+                d->state = CH_EXT_NAME0;
+            else if (!IS_WS(c))
                 return -1;
             break;
-        case CH_EXT:
-            if (c == '\r')
+        case CH_EXT_NAME0:                        /* after ";" */
+            if (IS_TCHAR(c))
+                d->state = CH_EXT_NAME;
+            else if (!IS_WS(c))
+                return -1;                        /* "5;" has no name */
+            break;
+        case CH_EXT_NAME:
+        case CH_EXT_AFTER_NAME:
+            if (IS_TCHAR(c) && d->state == CH_EXT_NAME)
+                break;
+            if (IS_WS(c))
+                d->state = CH_EXT_AFTER_NAME;
+            else if (c == '=')
+                d->state = CH_EXT_VAL0;
+            else if (c == ';')
+                d->state = CH_EXT_NAME0;
+            else if (c == '\r')
                 d->state = CH_SIZE_LF;
-            else if (c != '\t' && (c < 0x20 || c == 0x7f))
+            else
                 return -1;
+            break;
+        case CH_EXT_VAL0:                         /* after "=" */
+            if (c == '"')
+                d->state = CH_EXT_QVAL;
+            else if (IS_TCHAR(c))
+                d->state = CH_EXT_VAL;
+            else if (!IS_WS(c))
+                return -1;
+            break;
+        case CH_EXT_VAL:
+        case CH_EXT_AFTER_VAL:
+            if (IS_TCHAR(c) && d->state == CH_EXT_VAL)
+                break;
+            if (IS_WS(c))
+                d->state = CH_EXT_AFTER_VAL;
+            else if (c == ';')
+                d->state = CH_EXT_NAME0;
+            else if (c == '\r')
+                d->state = CH_SIZE_LF;
+            else
+                return -1;
+            break;
+        case CH_EXT_QVAL:                         /* qdtext, or the end */
+            if (c == '"')
+                d->state = CH_EXT_AFTER_VAL;
+            else if (c == '\\')
+                d->state = CH_EXT_QESC;
+            else if (!IS_WS(c) && (c < 0x21 || c == 0x7f))
+                return -1;                        /* CR inside: unterminated */
+            break;
+        case CH_EXT_QESC:                         /* quoted-pair */
+            if (!IS_WS(c) && (c < 0x21 || c == 0x7f))
+                return -1;
+            d->state = CH_EXT_QVAL;
             break;
         case CH_SIZE_LF:
             if (c != '\n')
@@ -430,14 +577,20 @@ long kd_chunked_decode(kd_chunked *d, const char *in, size_t in_len,
             if (c == '\r')
                 d->state = CH_END_LF;
             else if (IS_TCHAR(c))
-                d->state = CH_TRAILER;            /* trailers are read, then dropped */
+                d->state = CH_TRAILER_NAME;       /* trailers are read, then dropped */
             else
                 return -1;                        /* obs-fold, junk */
+            break;
+        case CH_TRAILER_NAME:
+            if (c == ':')
+                d->state = CH_TRAILER;
+            else if (!IS_TCHAR(c))
+                return -1;                        /* no colon, space before it */
             break;
         case CH_TRAILER:
             if (c == '\r')
                 d->state = CH_TRAILER_LF;
-            else if (!is_value_char(c) && c != ':')
+            else if (!is_value_char(c))
                 return -1;
             break;
         case CH_TRAILER_LF:

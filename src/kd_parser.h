@@ -37,6 +37,8 @@ typedef struct {
     size_t path_len;
     const char *query;              /* after '?', or NULL */
     size_t query_len;
+    const char *authority;          /* host[:port] of an absolute-form target */
+    size_t authority_len;           /* 0: origin-form or asterisk-form */
     int minor_version;              /* 0 or 1 */
     int64_t content_length;         /* -1 when absent */
     int chunked;                    /* Transfer-Encoding: chunked */

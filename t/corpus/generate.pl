@@ -157,11 +157,13 @@ bad('rl-target-missing', "GET HTTP/1.1\r\n$H\r\n", 400);
 bad('rl-target-nul', "GET /a\0b HTTP/1.1\r\n$H\r\n", 400);
 bad('rl-target-ctl', "GET /a\x01b HTTP/1.1\r\n$H\r\n", 400);
 bad('rl-target-del', "GET /a\x7fb HTTP/1.1\r\n$H\r\n", 400);
-bad('rl-target-nonascii', "GET /caf\xc3\xa9 HTTP/1.1\r\n$H\r\n", 400,
-    'note: bytes above 0x7F are not allowed in a request-target (RFC 3986 via RFC 9112 3.2);',
-    'note: RFC 9112 3: an invalid request-line SHOULD get 400 (or a 301 to the encoded target)');
-bad('rl-target-unsafe-chars', "GET /a\"b<c>{d}|\\^` HTTP/1.1\r\n$H\r\n", 400,
-    'note: " < > { } | \\ ^ ` are not allowed in a request-target (RFC 3986); RFC 9112 3: SHOULD 400');
+ok('rl-target-nonascii', "GET /caf\xc3\xa9 HTTP/1.1\r\n$H\r\n", env(PATH_INFO => "/caf\xc3\xa9"),
+    'note: bytes above 0x7F are not allowed in a request-target (RFC 3986), and RFC 9112 3 says SHOULD 400;',
+    'note: Kamado deliberately accepts them: old Japanese mobile clients sent raw Shift_JIS, and the',
+    'note: bytes cannot change framing (lib/Kamado.pm, HTTP)');
+ok('rl-target-unsafe-chars', "GET /a\"b<c>{d}|\\^` HTTP/1.1\r\n$H\r\n", env(PATH_INFO => "/a\"b<c>{d}|\\^`"),
+    'note: " < > { } | \\ ^ ` are not allowed in a request-target (RFC 3986), and RFC 9112 3 says SHOULD 400;',
+    'note: Kamado deliberately accepts them: browsers send | ^ raw in paths and more in queries (WHATWG URL)');
 bad('rl-target-relative', "GET a/b HTTP/1.1\r\n$H\r\n", 400, 'note: neither origin-form nor absolute-form');
 bad('rl-bare-lf', "GET /a HTTP/1.1\n$H\r\n", 400);
 bad('rl-bare-cr-end', "GET /a HTTP/1.1\r$H\r\n", 400);
@@ -390,11 +392,11 @@ bad('te-gzip', post_te('/c', 'gzip', 'hello'), 400,
     'note: RFC 9112 6.3: TE present and chunked not final: MUST be 400 and close');
 bad('te-gzip-chunked', post_te('/c', 'gzip, chunked', $HELLO), 501,
     'note: framing is chunked but gzip is not supported: 501 (RFC 9112 6.1)');
-bad('te-chunked-chunked', post_te('/c', 'chunked, chunked', $HELLO), 501,
-    'note: chunked twice is forbidden to senders (RFC 9112 6.1); Kamado answers 501, 400 would do too');
+bad('te-chunked-chunked', post_te('/c', 'chunked, chunked', $HELLO), 400,
+    'note: chunked twice is forbidden to senders (RFC 9112 6.1)');
 bad('te-duplicate-chunked', "POST /c HTTP/1.1\r\n${H}Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n$HELLO", 400);
-bad('te-duplicate-gzip-chunked', "POST /c HTTP/1.1\r\n${H}Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n$HELLO", 501,
-    'note: the two lines make "gzip, chunked" (RFC 9110 5.3): 501 for gzip; 400 for the repetition would do too');
+bad('te-duplicate-gzip-chunked', "POST /c HTTP/1.1\r\n${H}Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n$HELLO", 400,
+    'note: the two lines make "gzip, chunked" (RFC 9110 5.3), which would be 501; a repeated TE line is 400 first');
 bad('te-duplicate-chunked-identity', "POST /c HTTP/1.1\r\n${H}Transfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n\r\n$HELLO", 400);
 bad('te-quoted', post_te('/c', '"chunked"', $HELLO), 400, 'note: RFC 9112 6.3: not chunked, so MUST be 400');
 bad('te-vertical-tab', post_te('/c', "\x0bchunked", $HELLO), 400);
