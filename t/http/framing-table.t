@@ -33,8 +33,9 @@ my @cases = (
     ['CL negative',                    "POST /a HTTP/1.1\r\n${H}Content-Length: -1\r\n\r\n", 400],
     ['CL letters',                     "POST /a HTTP/1.1\r\n${H}Content-Length: abc\r\n\r\n", 400],
     ['CL overflow',                    "POST /a HTTP/1.1\r\n${H}Content-Length: 99999999999999999999\r\n\r\n", 400],
-    ['TE gzip',                        "POST /a HTTP/1.1\r\n${H}Transfer-Encoding: gzip\r\n\r\n", 501],
-    ['TE chunked, identity',           "POST /a HTTP/1.1\r\n${H}Transfer-Encoding: chunked, identity\r\n\r\n", 501],
+    ['TE gzip',                        "POST /a HTTP/1.1\r\n${H}Transfer-Encoding: gzip\r\n\r\n", 400],   # not ending in chunked (RFC 9112 6.3)
+    ['TE chunked, identity',           "POST /a HTTP/1.1\r\n${H}Transfer-Encoding: chunked, identity\r\n\r\n", 400],
+    ['TE gzip, chunked',               "POST /a HTTP/1.1\r\n${H}Transfer-Encoding: gzip, chunked\r\n\r\n", 501],
     ['TE twice',                       "POST /a HTTP/1.1\r\n${H}Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400],
     ['TE in HTTP/1.0',                 "POST /a HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400],
     ['bad chunk size',                 "POST /a HTTP/1.1\r\n${H}Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n", 400],
