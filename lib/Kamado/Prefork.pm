@@ -69,29 +69,40 @@ sub run {
     return 0;
 }
 
+# Signals are blocked across fork: one arriving before the worker has set
+# its own handlers would run the master's (which only sets a flag the
+# worker never looks at), and the worker would miss the master's one TERM.
+my $FORK_SIGNALS = POSIX::SigSet->new(map { POSIX->can("SIG$_")->() } qw(TERM QUIT INT HUP));
+
 sub _spawn {
     my ($self) = @_;
     my $master = $$;
+    my $old = POSIX::SigSet->new;
+    POSIX::sigprocmask(POSIX::SIG_BLOCK(), $FORK_SIGNALS, $old);
     my $pid = fork;
     if (!defined $pid) {
         $self->{log}->("Can't fork a worker: $!");
+        POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
         return;
     }
     if ($pid) {
+        POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
         $self->{children}{$pid} = $self->{generation};
         return;
     }
-    $self->_worker_main($master);
+    $self->_worker_main($master, $old);
 }
 
 sub _worker_main {
-    my ($self, $master) = @_;
-    my $server;
+    my ($self, $master, $mask) = @_;
+    my ($server, $stop);
     $0 =~ s/^kamado master/kamado worker/;
-    $SIG{$_} = sub { $server->stop if $server } for qw(TERM QUIT INT);
+    # a stop that comes while the app loads is acted on once the server exists
+    $SIG{$_} = sub { $stop = 1; $server->stop if $server } for qw(TERM QUIT INT);
+    $SIG{HUP} = 'IGNORE';              # the master's business
+    POSIX::sigprocmask(POSIX::SIG_SETMASK(), $mask);
     Kamado::set_parent_death_signal(POSIX::SIGTERM());
     POSIX::_exit(0) if getppid != $master;    # it died before the line above
-    $SIG{HUP} = 'IGNORE';              # the master's business
     $SIG{CHLD} = 'DEFAULT';
     srand;                             # every worker its own random sequence
     my $status = eval {
@@ -106,6 +117,7 @@ sub _worker_main {
             max_requests => $max,
             on_drain     => sub { syswrite $notice, "$$\n" },
         );
+        $server->stop if $stop;
         $server->run;
         0;
     } // do {
