@@ -45,7 +45,10 @@ The command-line options are documented in L<kamado>.
 
 PSGI 1.1 with C<psgi.streaming> (delayed responses and the writer),
 C<psgix.input.buffered> (the whole body is read before the app runs: in
-memory up to C<--spool-threshold>, in a temporary file above it),
+memory up to C<--spool-threshold>, in a temporary file above it; except
+after C<Expect: 100-continue>, where C<psgix.input.buffered> is false and
+the body is read, and the C<100 Continue> sent, when the app first reads
+C<psgi.input>, so an app that answers without reading never asks for it),
 C<psgix.harakiri> and C<psgix.harakiri.commit> (the worker exits after the
 response), C<psgix.cleanup> and C<psgix.cleanup.handlers> (run after the
 response is sent). C<psgix.io> is not provided.
