@@ -86,12 +86,14 @@ sub _drain {
 sub handle_request {
     my ($self, $fd, $env, $body_kind) = @_;
     my $loop = $self->{loop};
-    $self->{body_failed} = undef if $body_kind;
-    if ($body_kind && _expects_continue($env)) {
-        $env->{'psgi.input'} = Kamado::DeferredInput->handle(sub { $self->_deferred_body($fd, $env, $body_kind) });
-        $env->{'psgix.input.buffered'} = 0;
-    } elsif ($body_kind) {
-        $self->_read_body($fd, $env, $body_kind) or return;
+    if ($body_kind) {
+        $self->{body_failed} = undef;
+        if (_expects_continue($env)) {
+            $env->{'psgi.input'} = Kamado::DeferredInput->handle(sub { $self->_deferred_body($fd, $env, $body_kind) });
+            $env->{'psgix.input.buffered'} = 0;
+        } else {
+            $self->_read_body($fd, $env, $body_kind) or return;
+        }
     } else {
         $env->{'psgi.input'} = $self->_empty_input;
     }
