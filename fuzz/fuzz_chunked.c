@@ -1,5 +1,6 @@
 /* libFuzzer harness: the chunked decoder, fed in two pieces split at a
- * point taken from the input, must decode exactly as when fed whole. */
+ * point taken from the input, must decode exactly as when fed whole, and
+ * fail exactly when that fails. */
 #include <stdlib.h>
 #include <string.h>
 #include "../src/kd_parser.c"
@@ -41,8 +42,12 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     memcpy(in, data, size);
     u1 = decode(in, size, size, o1, &l1, &d1);
     u2 = decode(in, size, split, o2, &l2, &d2);
-    /* an error may surface in either feeding; success must agree exactly */
-    if (u1 >= 0 && u2 >= 0 && d1 && d2 && (u1 != u2 || l1 != l2 || memcmp(o1, o2, l1) != 0))
+    /* the decoder is a byte-at-a-time state machine: where the input is
+     * cut must change nothing, neither whether it is an error nor, when it
+     * is not, how much is consumed and what comes out */
+    if ((u1 < 0) != (u2 < 0))
+        abort();
+    if (u1 >= 0 && (d1 != d2 || u1 != u2 || l1 != l2 || memcmp(o1, o2, l1) != 0))
         abort();
     if (u1 >= 0 && (size_t)u1 > size)
         abort();
