@@ -34,10 +34,13 @@ bodies with C<sendfile>, streamed bodies chunked when HTTP/1.1 allows.
 Idle keep-alive connections, connections still sending their head, and
 connections still sending a body that fits the connection buffer (64 KiB
 with the head) cost a file descriptor in some worker's loop, never a whole
-worker: slow clients cannot tie up the workers. Larger bodies, and bodies
-sent after C<Expect: 100-continue>, are read by the worker, with
-C<--read-timeout> bounding each pause; a client that does not read its
-response holds its worker for at most C<--write-timeout> per stalled write.
+worker: slow clients cannot tie up the workers. So does the unsent rest of
+a complete response to a client that reads slowly (C<--write-buffer>: in
+memory, or in a temporary file for large answers). Larger bodies, and
+bodies sent after C<Expect: 100-continue>, are read by the worker, with
+C<--read-timeout> and C<--min-body-rate> bounding them; a client that does
+not read a streamed response holds its worker for at most
+C<--write-timeout> per stalled write.
 
 The command-line options are documented in L<kamado>.
 

@@ -192,6 +192,8 @@ void kd_loop_free(kd_loop *l)
         if (c->open)
             close(c->fd);
         free(c->out);
+        if (c->out_fd >= 0)
+            close(c->out_fd);
         free(c->buf);
         free(c);
     }
@@ -234,6 +236,7 @@ static kd_conn *conn_slot(kd_loop *l, int fd)
         c = calloc(1, sizeof *c);
         if (!c)
             return NULL;
+        c->out_fd = -1;
         c->buf = malloc(KD_BUF_SIZE);
         if (!c->buf) {
             free(c);
@@ -279,17 +282,27 @@ static void set_listening(kd_loop *l, int on)
     l->accepting = on;
 }
 
-void kd_conn_close(kd_loop *l, kd_conn *c)
+/* Releases deferred output, sent or not. */
+static void drop_out(kd_loop *l, kd_conn *c)
 {
-    if (!c->open)
-        return;
-    close(c->fd);                     /* also leaves the epoll set */
-    if (c->out) {
+    if (c->out_fd >= 0) {
+        l->spool_total -= c->out_len;
+        close(c->out_fd);
+        c->out_fd = -1;
+    } else if (c->out) {
         l->out_total -= c->out_len;
         free(c->out);
         c->out = NULL;
     }
     c->flushing = 0;
+}
+
+void kd_conn_close(kd_loop *l, kd_conn *c)
+{
+    if (!c->open)
+        return;
+    close(c->fd);                     /* also leaves the epoll set */
+    drop_out(l, c);
     c->open = 0;
     c->in_epoll = 0;
     c->serving = 0;
@@ -330,7 +343,15 @@ static void finish_now(kd_loop *l, kd_conn *c, int keepalive);
 static void flush_out(kd_loop *l, kd_conn *c)
 {
     while (c->out_off < c->out_len) {
-        ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
+        ssize_t n;
+        if (c->out_fd >= 0) {
+            off_t off = (off_t)c->out_off;
+            n = sendfile(c->fd, c->out_fd, &off, c->out_len - c->out_off);
+            if (n == 0)
+                n = -1, errno = EIO;  /* the file cannot shrink; be safe */
+        } else {
+            n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
+        }
         if (n > 0) {
             c->out_off += (size_t)n;
             c->deadline = kd_now() + l->write_timeout;   /* progress */
@@ -343,10 +364,7 @@ static void flush_out(kd_loop *l, kd_conn *c)
         kd_conn_close(l, c);
         return;
     }
-    l->out_total -= c->out_len;
-    free(c->out);
-    c->out = NULL;
-    c->flushing = 0;
+    drop_out(l, c);
     if (watch_for(l, c, 0) != 0) {
         kd_conn_close(l, c);
         return;
@@ -808,6 +826,38 @@ int kd_write_all(kd_loop *l, int fd, struct iovec *iov, int iovcnt)
     return 0;
 }
 
+/* Writes the unsent rest of a response to an unlinked temporary file for
+ * flush_out() to sendfile. 0, or -1 when no file could take it. */
+static int spool_out(kd_loop *l, kd_conn *c, const struct iovec *iov, int iovcnt, size_t left)
+{
+    const char *dir = getenv("TMPDIR");
+    int fd, i;
+    fd = open(dir && *dir ? dir : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    for (i = 0; i < iovcnt; i++) {
+        const char *b = iov[i].iov_base;
+        size_t n = iov[i].iov_len;
+        while (n > 0) {
+            ssize_t w = write(fd, b, n);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0) {
+                close(fd);            /* a full disk: write it the slow way */
+                return -1;
+            }
+            b += w;
+            n -= (size_t)w;
+        }
+    }
+    c->out_fd = fd;
+    c->out_len = left;
+    c->out_off = 0;
+    l->spool_total += left;
+    c->flushing = 1;
+    return 0;
+}
+
 int kd_write_last(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt)
 {
     struct msghdr m;
@@ -838,8 +888,12 @@ int kd_write_last(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt)
     for (i = 0; i < iovcnt; i++)
         left += iov[i].iov_len;
     if (left > l->write_buffer || l->out_total + left > 32 * l->write_buffer ||
-        !(p = malloc(left)))
+        !(p = malloc(left))) {
+        if (l->write_buffer > 0 && l->spool_total + left <= 256 * l->write_buffer &&
+            spool_out(l, c, iov, iovcnt, left) == 0)
+            return 0;
         return kd_write_all(l, c->fd, iov, iovcnt);
+    }
     c->out = p;
     c->out_len = left;
     c->out_off = 0;

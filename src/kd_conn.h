@@ -48,6 +48,7 @@ typedef struct kd_conn {
     int64_t body_read;              /* decoded body bytes so far */
     double body_start;              /* when the head was complete; 0: not yet */
     char *out;                      /* response bytes the loop still sends */
+    int out_fd;                     /* or a temporary file holding them; -1 */
     size_t out_len, out_off;
     int flushing;                   /* out holds bytes; finish when sent */
     int flush_keepalive;            /* what kd_conn_finish decided meanwhile */
@@ -81,6 +82,7 @@ typedef struct {
     double min_body_rate;           /* bytes/s a body must average; 0: none */
     size_t write_buffer;            /* response bytes one connection may defer */
     size_t out_total;               /* deferred bytes held now, all connections */
+    size_t spool_total;             /* deferred bytes in temporary files */
     /* cached Date header value */
     long date_sec;
     char date[40];
@@ -120,11 +122,13 @@ ssize_t kd_conn_read_body(kd_loop *l, kd_conn *c, char *dst, size_t max);
 int kd_write_all(kd_loop *l, int fd, struct iovec *iov, int iovcnt);
 
 /* Writes a whole response (iov ends it). What the socket does not take at
- * once is copied for the event loop to send, when it fits write_buffer
- * (and the worker's total of 32 of them), so a client that reads slowly
- * holds a descriptor and the bytes, not the worker; otherwise it is
- * written as kd_write_all does. kd_conn_finish() then waits for the loop
- * to send it before reusing or closing the connection. 0 or -1. */
+ * once is handed to the event loop to send, so a client that reads slowly
+ * holds a descriptor, not the worker: copied in memory when it fits
+ * write_buffer (and the worker's total of 32 of them), else written to an
+ * unlinked temporary file the loop sends with sendfile (up to 256 times
+ * write_buffer per worker); beyond both, it is written as kd_write_all
+ * does. kd_conn_finish() then waits for the loop to send it before
+ * reusing or closing the connection. 0 or -1. */
 int kd_write_last(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt);
 
 /* Sends len bytes of in_fd from offset off. 0 or -1 with errno set. */
