@@ -323,9 +323,17 @@ PPCODE:
     EXTEND(SP, 3);
     mPUSHi(c->fd);
     mPUSHs(newRV_noinc((SV *)build_env(aTHX_ self, c)));
-    /* 0: no body, 1: Content-Length, 2: chunked */
-    mPUSHi(c->chunked_body ? 2 : c->body_left > 0 ? 1 : 0);
+    /* 0: no body, 1: Content-Length, 2: chunked, 3: in a file (body_file) */
+    mPUSHi(c->chunked_body ? 2 : c->body_left > 0 ? 1 : kd_conn_body_file(c) >= 0 ? 3 : 0);
 }
+
+int
+body_file(Kamado::Loop self, int fd)
+CODE:
+    /* the descriptor of the temporary file holding the whole body */
+    RETVAL = kd_conn_body_file(serving_conn(aTHX_ self, fd));
+OUTPUT:
+    RETVAL
 
 SV *
 read_body(Kamado::Loop self, int fd, size_t max)

@@ -237,6 +237,7 @@ static kd_conn *conn_slot(kd_loop *l, int fd)
         if (!c)
             return NULL;
         c->out_fd = -1;
+        c->body_fd = -1;
         c->buf = malloc(KD_BUF_SIZE);
         if (!c->buf) {
             free(c);
@@ -282,9 +283,36 @@ static void set_listening(kd_loop *l, int on)
     l->accepting = on;
 }
 
+/* An unlinked temporary file in $TMPDIR (or /tmp), or -1. */
+static int temp_file(void)
+{
+    const char *dir = getenv("TMPDIR");
+    return open(dir && *dir ? dir : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+}
+
+/* Writes all of buf to fd: 0 or -1. */
+static int write_file(int fd, const char *buf, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, buf, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        buf += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
 /* Releases deferred output, sent or not. */
 static void drop_out(kd_loop *l, kd_conn *c)
 {
+    if (c->body_fd >= 0) {              /* a spooled request body, too */
+        close(c->body_fd);
+        c->body_fd = -1;
+    }
+    c->body_in_file = 0;
     if (c->out_fd >= 0) {
         l->spool_total -= c->out_len;
         close(c->out_fd);
@@ -524,6 +552,53 @@ static double body_deadline(const kd_loop *l, const kd_conn *c, double now, int6
     return d;
 }
 
+/* Spools a Content-Length body too large for the connection buffer to a
+ * temporary file as it arrives, the head (head_len bytes) staying at the
+ * start of the buffer; what follows the body (a pipelined request) stays
+ * behind the head. 1 when the whole body is in the file, 0 when more is to
+ * come (the connection is watched, its deadline set), -1 when no file
+ * could take it. */
+static int spool_body(kd_loop *l, kd_conn *c, size_t head_len)
+{
+    double now = kd_now();
+    size_t have, take;
+    if (c->body_in_file)
+        return 1;
+    if (c->pos > 0) {
+        memmove(c->buf, c->buf + c->pos, c->len - c->pos);
+        c->len -= c->pos;
+        c->pos = 0;
+    }
+    if (c->body_fd < 0) {
+        if ((c->body_fd = temp_file()) < 0)
+            return -1;
+        c->body_got = 0;
+        if (c->body_start == 0)
+            c->body_start = now;
+    }
+    have = c->len - head_len;
+    take = (int64_t)have > c->req.content_length - c->body_got ?
+           (size_t)(c->req.content_length - c->body_got) : have;
+    if (write_file(c->body_fd, c->buf + head_len, take) != 0)
+        return -1;
+    c->body_got += (int64_t)take;
+    memmove(c->buf + head_len, c->buf + head_len + take, have - take);
+    c->len -= take;
+    if (c->body_got == c->req.content_length) {
+        c->body_in_file = 1;
+        return 1;
+    }
+    c->deadline = body_deadline(l, c, now, c->body_got);
+    if (watch(l, c) != 0)
+        kd_conn_close(l, c);
+    return 0;
+}
+
+int kd_conn_body_file(kd_conn *c)
+{
+    return c->body_in_file ? c->body_fd : -1;
+}
+
 /* Parses a queued connection. 1 when a head is complete. */
 static int try_parse(kd_loop *l, kd_conn *c)
 {
@@ -547,7 +622,19 @@ static int try_parse(kd_loop *l, kd_conn *c)
         kd_conn_error(l, c, 413);
         return 0;
     }
-    if (!c->req.chunked && c->req.content_length > 0 && !c->req.expect_continue &&
+    /* (a head over half the buffer leaves the body to the worker: the
+     * head stays in the buffer while the body passes through it) */
+    if (c->body_fd >= 0 || (!c->req.chunked && !c->req.expect_continue && rv <= KD_BUF_SIZE / 2 &&
+                            c->req.content_length > (int64_t)(KD_BUF_SIZE - (size_t)rv))) {
+        switch (spool_body(l, c, (size_t)rv)) {
+        case 0:
+            return 0;                 /* more to come: back in the set */
+        case -1:
+            kd_conn_error(l, c, 500); /* no temporary file: say so */
+            return 0;
+        }
+    }
+    if (!c->body_in_file && !c->req.chunked && c->req.content_length > 0 && !c->req.expect_continue &&
         c->req.content_length <= (int64_t)(KD_BUF_SIZE - (size_t)rv) &&
         c->len - c->pos < (size_t)rv + (size_t)c->req.content_length) {
         /* The body fits the buffer: wait for it here, where waiting costs
@@ -577,7 +664,8 @@ static int try_parse(kd_loop *l, kd_conn *c)
     c->is_head = c->req.is_head;
     c->minor_version = c->req.minor_version;
     c->chunked_body = c->req.chunked;
-    c->body_left = c->req.chunked ? 0 : (c->req.content_length > 0 ? c->req.content_length : 0);
+    c->body_left = c->req.chunked || c->body_in_file ? 0 :
+                   (c->req.content_length > 0 ? c->req.content_length : 0);
     c->resp_chunked = 0;
     c->resp_no_body = 0;
     c->expect_continue = c->req.expect_continue && (c->body_left > 0 || c->chunked_body);
@@ -694,6 +782,11 @@ void kd_conn_finish(kd_loop *l, kd_conn *c, int keepalive)
 
 static void finish_now(kd_loop *l, kd_conn *c, int keepalive)
 {
+    if (c->body_fd >= 0) {
+        close(c->body_fd);
+        c->body_fd = -1;
+        c->body_in_file = 0;
+    }
     /* a body the app left unread would be parsed as the next request */
     if (!keepalive || l->draining || c->body_left > 0 ||
         (c->chunked_body && !c->chunk.done)) {
@@ -830,24 +923,13 @@ int kd_write_all(kd_loop *l, int fd, struct iovec *iov, int iovcnt)
  * flush_out() to sendfile. 0, or -1 when no file could take it. */
 static int spool_out(kd_loop *l, kd_conn *c, const struct iovec *iov, int iovcnt, size_t left)
 {
-    const char *dir = getenv("TMPDIR");
-    int fd, i;
-    fd = open(dir && *dir ? dir : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    int fd = temp_file(), i;
     if (fd < 0)
         return -1;
     for (i = 0; i < iovcnt; i++) {
-        const char *b = iov[i].iov_base;
-        size_t n = iov[i].iov_len;
-        while (n > 0) {
-            ssize_t w = write(fd, b, n);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0) {
-                close(fd);            /* a full disk: write it the slow way */
-                return -1;
-            }
-            b += w;
-            n -= (size_t)w;
+        if (write_file(fd, iov[i].iov_base, iov[i].iov_len) != 0) {
+            close(fd);                /* a full disk: write it the slow way */
+            return -1;
         }
     }
     c->out_fd = fd;

@@ -8,9 +8,10 @@
  * worker: kd_loop_next() returns only when a whole request head is in. The
  * request is then served synchronously (body, app, response) with blocking
  * I/O bounded by deadlines (kd_wait), and kd_conn_finish() puts the
- * connection back in the set or closes it. A body small enough for the
- * connection buffer is read here too before the head is returned, so a
- * client trickling its body also costs a descriptor, not a worker.
+ * connection back in the set or closes it. A Content-Length body is read
+ * here too before the head is returned (into the connection buffer when it
+ * fits, else into an unlinked temporary file), so a client trickling its
+ * body also costs a descriptor, not a worker.
  */
 #ifndef KD_CONN_H
 #define KD_CONN_H
@@ -47,6 +48,9 @@ typedef struct kd_conn {
     int lingering;                  /* answered with an error, draining input */
     int64_t body_read;              /* decoded body bytes so far */
     double body_start;              /* when the head was complete; 0: not yet */
+    int body_fd;                    /* temporary file the loop spools a body to; -1 */
+    int64_t body_got;               /* bytes of it spooled so far */
+    int body_in_file;               /* the whole body is in body_fd */
     char *out;                      /* response bytes the loop still sends */
     int out_fd;                     /* or a temporary file holding them; -1 */
     size_t out_len, out_off;
@@ -111,6 +115,10 @@ void kd_conn_finish(kd_loop *l, kd_conn *c, int keepalive);
  * caused by the bytes it was still sending. */
 void kd_conn_error(kd_loop *l, kd_conn *c, int status);
 void kd_conn_close(kd_loop *l, kd_conn *c);
+
+/* The temporary file holding the whole body of the request being served,
+ * or -1 when the body (if any) is read with kd_conn_read_body. */
+int kd_conn_body_file(kd_conn *c);
 
 /* Request body. Returns bytes copied to dst (0 at end of body), or -1 on
  * error with errno set (ETIMEDOUT, ECONNRESET for EOF, EINVAL for a

@@ -161,6 +161,15 @@ sub _deferred_body {
 sub _read_body {
     my ($self, $fd, $env, $kind) = @_;
     my $loop = $self->{loop};
+    if ($kind == 3) {
+        # the event loop has spooled it already (lib/Kamado.pm): a handle
+        # of our own on its temporary file
+        open my $input, '<&', $loop->body_file($fd) or return $self->_body_failed($fd, $env);
+        binmode $input;
+        seek $input, 0, 0;
+        $env->{'psgi.input'} = $input;
+        return 1;
+    }
     my $length = $kind == 1 ? $env->{CONTENT_LENGTH} : undef;
 
     if (defined $length && $length <= $self->{spool_threshold}) {

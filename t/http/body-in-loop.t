@@ -1,16 +1,28 @@
-# A request body that fits the connection buffer is read by the worker's
-# event loop before the app runs, so a client that sends it slowly costs a
-# descriptor, not the worker: with one worker, other clients are served
-# while it trickles. --read-timeout bounds each pause (408, app not run).
+# A Content-Length body is read by the worker's event loop before the app
+# runs (into the connection buffer when it fits, else into a temporary
+# file), so a client that sends it slowly costs a descriptor, not the
+# worker: with one worker, other clients are served while it trickles.
+# --read-timeout bounds each pause (408, app not run). The bytes reach the
+# app intact, and a pipelined request behind a spooled body is served.
 use strict;
 use warnings;
 use lib 't/lib';
 use Test::More;
 use Socket qw(IPPROTO_TCP TCP_NODELAY);
+use Digest::MD5 ();
 use Kamado::Test qw(read_response);
 use Kamado::Test::HTTP qw(hit_server hits read_until_close parse_response);
 
 my $server = hit_server(args => ['--read-timeout', '1.5']);
+my $sums = Kamado::Test::start_server(app => <<'APP');
+use Digest::MD5 ();
+sub {
+    my $env = shift;
+    my $in = $env->{'psgi.input'};
+    my $body = do { local $/; <$in> } // '';
+    [200, ['Content-Type' => 'text/plain'], [length($body) . ' ' . Digest::MD5::md5_hex($body)]];
+}
+APP
 my $H = "Host: x\r\n";
 
 sub nothing_to_read {
@@ -63,5 +75,26 @@ subtest 'a body split from its head by a pipelined request' => sub {
     my $second = read_response($c, buffer => \$buf);
     is $second && $second->{status}, 200, 'the second once its body is in';
     like hits($server), qr{^POST /second 6$}m, 'with all of it';
+};
+subtest 'a body too large for the buffer, trickled' => sub {
+    my $body = join '', map { chr(($_ * 7) % 256) } 1 .. 300_000;
+    my $slow = $sums->connect;
+    setsockopt $slow, IPPROTO_TCP, TCP_NODELAY, 1;
+    syswrite $slow, "PUT /big HTTP/1.1\r\n${H}Content-Length: " . length($body) . "\r\n\r\n";
+    my $off = 0;
+    for my $i (1 .. 3) {
+        $off += syswrite $slow, $body, 100_000 - 1, $off;    # all but a byte of a third
+        my $c = $sums->connect;
+        syswrite $c, "GET /other$i HTTP/1.1\r\n${H}\r\n";
+        my $res = read_response($c, timeout => 5);
+        is $res && $res->{body}, '0 ' . Digest::MD5::md5_hex(''), "another client is served meanwhile ($i)";
+    }
+    ok nothing_to_read($slow), 'the large body is not answered while incomplete';
+    syswrite $slow, substr($body, $off) . "GET /next HTTP/1.1\r\n${H}\r\n";
+    my $buf = '';
+    my $res = read_response($slow, buffer => \$buf, timeout => 5);
+    is $res && $res->{body}, length($body) . ' ' . Digest::MD5::md5_hex($body), 'the app got every byte';
+    my $next = read_response($slow, buffer => \$buf, timeout => 5);
+    is $next && $next->{status}, 200, 'and the request pipelined behind it is served';
 };
 done_testing;

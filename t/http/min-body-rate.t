@@ -1,7 +1,8 @@
 # --min-body-rate: a body may take --read-timeout plus one second per
 # RATE bytes received, however short each pause, so a trickled body is cut
-# off with 408: both one the event loop buffers (it fits the connection
-# buffer) and one the worker reads. A body at a decent rate is served.
+# off with 408, wherever it is read: in the event loop's buffer (it fits),
+# in the loop's temporary file (it does not), or by the worker (chunked).
+# A body at a decent rate is served.
 use strict;
 use warnings;
 use lib 't/lib';
@@ -19,7 +20,10 @@ sub trickle {
     my ($path, $length, $piece, $every, $limit) = @_;
     my $c = $server->connect;
     setsockopt $c, IPPROTO_TCP, TCP_NODELAY, 1;
-    syswrite $c, "POST $path HTTP/1.1\r\nHost: x\r\nContent-Length: $length\r\n\r\n";
+    my $chunked = $length eq 'chunked';
+    $length = 1_000_000 if $chunked;
+    syswrite $c, "POST $path HTTP/1.1\r\nHost: x\r\n"
+        . ($chunked ? "Transfer-Encoding: chunked" : "Content-Length: $length") . "\r\n\r\n";
     my $t0 = Time::HiRes::time();
     my ($got, $sent) = ('', 0);
     while (Time::HiRes::time() - $t0 < $limit) {
@@ -30,8 +34,10 @@ sub trickle {
             next;
         }
         if ($sent < $length) {
-            my $n = syswrite $c, 'x' x $piece;
-            $sent += $n // 0;
+            my $bytes = 'x' x $piece;
+            $bytes = sprintf("%x\r\n%s\r\n", $piece, $bytes) if $chunked;
+            my $n = syswrite $c, $bytes;
+            $sent += $piece if $n;
         }
     }
     my $took = Time::HiRes::time() - $t0;
@@ -43,7 +49,8 @@ sub trickle {
 
 # 10 bytes every 0.5 s is 20 bytes/s: the allowance, 2 s + bytes/100, runs
 # out at about 2.5 s; each pause alone is well inside --read-timeout.
-for my $case (['/loop', 1000, 'buffered by the event loop'], ['/worker', 200_000, 'read by the worker']) {
+for my $case (['/loop', 1000, 'buffered by the event loop'], ['/spooled', 200_000, 'spooled by the event loop'],
+              ['/worker', 'chunked', 'read by the worker (chunked)']) {
     my ($path, $length, $what) = @$case;
     subtest "a trickled body $what" => sub {
         my ($got, $took) = trickle($path, $length, 10, 0.5, 10);
