@@ -305,8 +305,9 @@ static int write_file(int fd, const char *buf, size_t n)
     return 0;
 }
 
-/* Releases deferred output, sent or not. */
-static void drop_out(kd_loop *l, kd_conn *c)
+/* Releases what a request held beyond the connection buffer: a spooled
+ * body, and deferred output, sent or not. */
+static void drop_request_files(kd_loop *l, kd_conn *c)
 {
     if (c->body_fd >= 0) {              /* a spooled request body, too */
         close(c->body_fd);
@@ -330,7 +331,7 @@ void kd_conn_close(kd_loop *l, kd_conn *c)
     if (!c->open)
         return;
     close(c->fd);                     /* also leaves the epoll set */
-    drop_out(l, c);
+    drop_request_files(l, c);
     c->open = 0;
     c->in_epoll = 0;
     c->serving = 0;
@@ -392,7 +393,7 @@ static void flush_out(kd_loop *l, kd_conn *c)
         kd_conn_close(l, c);
         return;
     }
-    drop_out(l, c);
+    drop_request_files(l, c);
     if (watch_for(l, c, 0) != 0) {
         kd_conn_close(l, c);
         return;
@@ -449,12 +450,15 @@ void kd_conn_error(kd_loop *l, kd_conn *c, int status)
         kd_conn_close(l, c);
 }
 
-/* Reads and drops input on a lingering connection; closes it at EOF. */
+/* Reads and drops input on a lingering connection; closes it at EOF. At
+ * most 16 buffers an event, so a client sending fast cannot hold the
+ * loop (and the sweep closes it at its deadline). */
 static void linger_read(kd_loop *l, kd_conn *c)
 {
-    int rv;
-    while ((rv = fill(c)) == 1)
+    int rv, i = 0;
+    while ((rv = fill(c)) == 1 && ++i < 16)
         c->pos = c->len = 0;
+    c->pos = c->len = 0;
     if (rv < 0)
         kd_conn_close(l, c);
 }
