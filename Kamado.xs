@@ -498,11 +498,13 @@ PPCODE:
     kd_loop_stop_accepting(self->loop);
     XSRETURN_YES;
 
-int
+UV
 serving(Kamado::Loop self, int fd)
 CODE:
-    RETVAL = fd >= 0 && fd < self->loop->conns_cap && self->loop->conns[fd] &&
-             self->loop->conns[fd]->open && self->loop->conns[fd]->serving;
+    /* a number for the request being served on fd (never reused), or 0 */
+    kd_loop *l = self->loop;
+    RETVAL = fd >= 0 && fd < l->conns_cap && l->conns[fd] && l->conns[fd]->open &&
+             l->conns[fd]->serving ? (UV)l->conns[fd]->req_id : 0;
 OUTPUT:
     RETVAL
 

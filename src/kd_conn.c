@@ -663,6 +663,7 @@ static int try_parse(kd_loop *l, kd_conn *c)
     }
     c->pos += (size_t)rv;
     c->serving = 1;
+    c->req_id = ++l->last_req_id;
     c->keepalive = c->req.keepalive && !l->draining &&
                    c->requests + 1 < l->max_keepalive_reqs;
     c->is_head = c->req.is_head;

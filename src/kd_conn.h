@@ -32,6 +32,7 @@ typedef struct kd_conn {
     int in_epoll;
     int queued;                     /* in the ready queue */
     int serving;                    /* head returned, not finished yet */
+    uint64_t req_id;                /* which request it is serving */
     char *buf;                      /* KD_BUF_SIZE bytes */
     size_t len;                     /* bytes in buf */
     size_t pos;                     /* start of unconsumed bytes */
@@ -75,6 +76,7 @@ typedef struct {
     int qhead, qlen;
     int nopen;
     double last_sweep;
+    uint64_t last_req_id;           /* numbers the requests this loop serves */
     /* settings, in seconds */
     double keepalive_timeout;
     double header_timeout;

@@ -89,7 +89,8 @@ sub handle_request {
     if ($body_kind) {
         $self->{body_failed} = undef;
         if (_expects_continue($env)) {
-            $env->{'psgi.input'} = Kamado::DeferredInput->handle(sub { $self->_deferred_body($fd, $env, $body_kind) });
+            my $request = $loop->serving($fd);
+            $env->{'psgi.input'} = Kamado::DeferredInput->handle(sub { $self->_deferred_body($fd, $env, $body_kind, $request) });
             $env->{'psgix.input.buffered'} = 0;
         } else {
             $self->_read_body($fd, $env, $body_kind) or return;
@@ -148,9 +149,9 @@ sub _expects_continue {
 # reading it sends the 100 Continue. Dies if it cannot be read: the error
 # answer is sent already, and whatever the app returns is dropped.
 sub _deferred_body {
-    my ($self, $fd, $env, $kind) = @_;
+    my ($self, $fd, $env, $kind, $request) = @_;
     die "Kamado: the request body can be read only while the request is served\n"
-        if $self->{body_failed} || !$self->{loop}->serving($fd);
+        if $self->{body_failed} || $self->{loop}->serving($fd) != $request;
     $self->_read_body($fd, $env, $kind)
         or die "Kamado: the request body could not be read ($self->{body_failed})\n";
     return $env->{'psgi.input'};

@@ -8,14 +8,26 @@ use warnings;
 use lib 't/lib';
 use Test::More;
 use Kamado::Test qw(start_server read_response);
-use Kamado::Test::HTTP qw(read_until_close parse_response);
+use Kamado::Test::HTTP qw(read_until_close parse_response wait_for_file slurp);
+use File::Temp ();
 
+my $late_log = File::Temp->new(UNLINK => 1)->filename;
+local $ENV{KT_LATE} = $late_log;
 my $server = start_server(app => <<'APP');
 sub {
     my $env = shift;
     my $in = $env->{'psgi.input'};
     my $p = $env->{PATH_INFO};
     return [401, ['Content-Type' => 'text/plain'], ['who are you']] if $p eq '/deny';
+    if ($p eq '/late') {
+        # reading once the answer is out must fail, not read anything
+        push @{ $env->{'psgix.cleanup.handlers'} }, sub {
+            my $n = eval { read $in, my $buf, 10 };
+            open my $fh, '>', $ENV{KT_LATE} or die;
+            print $fh defined $n ? "read $n" : "died: $@";
+        };
+        return [200, ['Content-Type' => 'text/plain'], ['early']];
+    }
     my $got = '';
     if ($p eq '/read') {
         while ($in->read(my $buf, 3)) { $got .= $buf }
@@ -41,6 +53,16 @@ subtest 'the app answers without reading' => sub {
     is $res && $res->{status_line}, 'HTTP/1.1 401 Unauthorized', 'the final answer, with no 100 before it';
     is $res && $res->{headers}{connection}, 'close', 'Connection: close (the body was never sent)';
     is $how, 'eof', 'then closed';
+};
+
+subtest 'the input cannot be read after the answer' => sub {
+    my $c = $server->connect;
+    syswrite $c, "PUT /late HTTP/1.1\r\n${H}Expect: 100-continue\r\nContent-Length: 5\r\n\r\n";
+    my ($got) = read_until_close($c, 5);
+    like $got, qr{\AHTTP/1\.1 200 OK\r\n}, 'the answer, with no 100 before it';
+    ok wait_for_file($late_log, 5), 'the cleanup handler ran';
+    like slurp($late_log), qr{^died: Kamado: the request body can be read only while the request is served},
+        'its read died';
 };
 
 for my $case (['/read', "a\nbc\nd", 'got=a\nbc\nd'], ['/getline', "a\nbc\n", 'got=[a\n][bc\n]'],
