@@ -41,9 +41,12 @@ subtest 'each idle connection is closed at the keep-alive timeout' => sub {
     is scalar(grep { $_->{how} ne 'eof' } @closes), 0, 'an orderly close';
     # quiet: seconds since the connection's answer ended (when it went idle)
     my @early = grep { $_->{quiet} < $TIMEOUT - 0.1 } @closes;
-    my @late  = grep { $_->{quiet} > $TIMEOUT + 2 } @closes;
+    # the sweep runs once a second, so up to a second late by design; one
+    # more for a loaded machine (two suites at once made 39 of 500 close
+    # 2.00002 s late)
+    my @late  = grep { $_->{quiet} > $TIMEOUT + 3 } @closes;
     is scalar @early, 0, 'none before the keep-alive timeout' or diag explain [ @early[0 .. 2] ];
-    is scalar @late, 0, 'none later than 2 s after it' or diag explain [ @late[0 .. 2] ];
+    is scalar @late, 0, 'none later than 3 s after it' or diag explain [ @late[0 .. 2] ];
     diag sprintf 'idle at close: min %.2f s, median %.2f s, max %.2f s', @{ $attack->{close_quiet} }{qw(min p50 max)};
     is $attack->{open_at_end}, 0, 'none left open';
 };

@@ -44,13 +44,15 @@ subtest 'the server closes every slow head at its deadline' => sub {
     my @closes = @{ $attack->{closes} };
     cmp_ok scalar @closes, '>=', 500, 'all of the first 500 were closed by the server within 8 s';
     my @early = grep { !defined $_->{age} || $_->{age} < $TIMEOUT - 0.1 } @closes;
-    my @late  = grep { defined $_->{age} && $_->{age} > $TIMEOUT + 2 } @closes;
+    # the sweep runs once a second, so up to a second late by design; one
+    # more for a loaded machine (t/slow/idle-keepalive.t saw 2.00002 s)
+    my @late  = grep { defined $_->{age} && $_->{age} > $TIMEOUT + 3 } @closes;
     is scalar @early, 0, 'none before the header timeout' or diag explain [ @early[0 .. 2] ];
-    is scalar @late, 0, "none later than 2 s after it" or diag explain [ @late[0 .. 2] ];
+    is scalar @late, 0, "none later than 3 s after it" or diag explain [ @late[0 .. 2] ];
     is_deeply $attack->{close_status}, { 408 => scalar @closes }, 'each answered 408 Request Timeout first';
     is scalar(grep { $_->{how} ne 'eof' } @closes), 0, 'and closed in order (no reset)';
     diag sprintf 'age at close: min %.2f s, median %.2f s, max %.2f s', @{ $attack->{close_age} }{qw(min p50 max)};
-    cmp_ok $attack->{open_at_end_max_age} // 0, '<=', $TIMEOUT + 2,
+    cmp_ok $attack->{open_at_end_max_age} // 0, '<=', $TIMEOUT + 3,
         sprintf 'none still open past its deadline at the end (%d open, oldest %.2f s)',
         $attack->{open_at_end}, $attack->{open_at_end_max_age} // 0;
 };
