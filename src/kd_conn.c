@@ -283,11 +283,23 @@ static void set_listening(kd_loop *l, int on)
     l->accepting = on;
 }
 
-/* An unlinked temporary file in $TMPDIR (or /tmp), or -1. */
+/* An unlinked temporary file in $TMPDIR (or /tmp), or -1. O_TMPFILE never
+ * leaves a name behind; file systems without it (older overlayfs) get a
+ * named file, unlinked at once. */
 static int temp_file(void)
 {
     const char *dir = getenv("TMPDIR");
-    return open(dir && *dir ? dir : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    char path[4096];
+    int fd;
+    if (!dir || !*dir)
+        dir = "/tmp";
+    fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0 || (size_t)snprintf(path, sizeof path, "%s/kamado-XXXXXX", dir) >= sizeof path)
+        return fd;
+    fd = mkostemp(path, O_CLOEXEC);
+    if (fd >= 0)
+        unlink(path);
+    return fd;
 }
 
 /* Writes all of buf to fd: 0 or -1. */
@@ -560,8 +572,9 @@ static double body_deadline(const kd_loop *l, const kd_conn *c, double now, int6
  * temporary file as it arrives, the head (head_len bytes) staying at the
  * start of the buffer; what follows the body (a pipelined request) stays
  * behind the head. 1 when the whole body is in the file, 0 when more is to
- * come (the connection is watched, its deadline set), -1 when no file
- * could take it. */
+ * come (the connection is watched, its deadline set), 2 when no temporary
+ * file can be made (the worker reads the body as it would a chunked one),
+ * -1 when writing to the file failed. */
 static int spool_body(kd_loop *l, kd_conn *c, size_t head_len)
 {
     double now = kd_now();
@@ -575,7 +588,7 @@ static int spool_body(kd_loop *l, kd_conn *c, size_t head_len)
     }
     if (c->body_fd < 0) {
         if ((c->body_fd = temp_file()) < 0)
-            return -1;
+            return 2;
         c->body_got = 0;
         if (c->body_start == 0)
             c->body_start = now;
@@ -634,8 +647,10 @@ static int try_parse(kd_loop *l, kd_conn *c)
         case 0:
             return 0;                 /* more to come: back in the set */
         case -1:
-            kd_conn_error(l, c, 500); /* no temporary file: say so */
+            kd_conn_error(l, c, 500); /* the file failed with bytes in it */
             return 0;
+        case 2:
+            break;                    /* no file at all: the worker reads it */
         }
     }
     if (!c->body_in_file && !c->req.chunked && c->req.content_length > 0 && !c->req.expect_continue &&
