@@ -324,7 +324,7 @@ PPCODE:
     mPUSHi(c->fd);
     mPUSHs(newRV_noinc((SV *)build_env(aTHX_ self, c)));
     /* 0: no body, 1: Content-Length, 2: chunked, 3: in a file (body_file) */
-    mPUSHi(c->chunked_body ? 2 : c->body_left > 0 ? 1 : kd_conn_body_file(c) >= 0 ? 3 : 0);
+    mPUSHi(kd_conn_body_file(c) >= 0 ? 3 : c->chunked_body ? 2 : c->body_left > 0 ? 1 : 0);
 }
 
 int

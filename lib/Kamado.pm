@@ -32,26 +32,26 @@ response: status line, headers and an array body in one C<sendmsg>, file
 bodies with C<sendfile>, streamed bodies chunked when HTTP/1.1 allows.
 
 Idle keep-alive connections, connections still sending their head, and
-connections still sending a Content-Length body cost a file descriptor in
-some worker's loop, never a whole worker: the loop reads the body before
-the app runs (into the connection buffer when it fits with the head in 64
-KiB, else into an unlinked temporary file), so slow clients cannot tie up
-the workers. So does the unsent rest of a complete response to a client
-that reads slowly (C<--write-buffer>: in memory, or in a temporary file
-for large answers). Chunked bodies, and bodies sent after C<Expect:
-100-continue>, are read by the worker, with C<--read-timeout> and
-C<--min-body-rate> bounding them; a client that does not read a streamed
-response holds its worker for at most C<--write-timeout> per stalled
-write.
+connections still sending a body cost a file descriptor in some worker's
+loop, never a whole worker: the loop reads the body before the app runs
+(a Content-Length body into the connection buffer when it fits with the
+head in 64 KiB, anything larger, and every chunked body, decoded, into an
+unlinked temporary file), so slow clients cannot tie up the workers. So
+does the unsent rest of a complete response to a client that reads slowly
+(C<--write-buffer>: in memory, or in a temporary file for large answers).
+Bodies sent after C<Expect: 100-continue> are read by the worker when the
+app asks for them, with C<--read-timeout> and C<--min-body-rate> bounding
+them; a client that does not read a streamed response holds its worker
+for at most C<--write-timeout> per stalled write.
 
 The command-line options are documented in L<kamado>.
 
 =head1 PSGI
 
 PSGI 1.1 with C<psgi.streaming> (delayed responses and the writer),
-C<psgix.input.buffered> (the whole body is read before the app runs: in
-memory when it fits the connection buffer, or for chunked bodies up to
-C<--spool-threshold>, in a temporary file above that; except
+C<psgix.input.buffered> (the whole body is read before the app runs and
+reaches it in memory up to C<--spool-threshold>, as a temporary file above
+it; except
 after C<Expect: 100-continue>, where C<psgix.input.buffered> is false and
 the body is read, and the C<100 Continue> sent, when the app first reads
 C<psgi.input>, so an app that answers without reading never asks for it),

@@ -568,13 +568,14 @@ static double body_deadline(const kd_loop *l, const kd_conn *c, double now, int6
     return d;
 }
 
-/* Spools a Content-Length body too large for the connection buffer to a
- * temporary file as it arrives, the head (head_len bytes) staying at the
- * start of the buffer; what follows the body (a pipelined request) stays
- * behind the head. 1 when the whole body is in the file, 0 when more is to
- * come (the connection is watched, its deadline set), 2 when no temporary
- * file can be made (the worker reads the body as it would a chunked one),
- * -1 when writing to the file failed. */
+/* Spools a request body to a temporary file as it arrives (a chunked one
+ * decoded), the head (head_len bytes) staying at the start of the buffer;
+ * what follows the body (a pipelined request) stays behind the head. 1
+ * when the whole body is in the file; 0 when more is to come (the
+ * connection is watched, its deadline set) or the request was answered
+ * with an error (400 malformed chunk, 413 over --max-request-body, 500
+ * the file failed); 2 when no temporary file can be made (the worker then
+ * reads the body itself). */
 static int spool_body(kd_loop *l, kd_conn *c, size_t head_len)
 {
     double now = kd_now();
@@ -590,18 +591,42 @@ static int spool_body(kd_loop *l, kd_conn *c, size_t head_len)
         if ((c->body_fd = temp_file()) < 0)
             return 2;
         c->body_got = 0;
+        if (c->req.chunked)
+            kd_chunked_init(&c->chunk);
         if (c->body_start == 0)
             c->body_start = now;
     }
     have = c->len - head_len;
-    take = (int64_t)have > c->req.content_length - c->body_got ?
-           (size_t)(c->req.content_length - c->body_got) : have;
-    if (write_file(c->body_fd, c->buf + head_len, take) != 0)
-        return -1;
-    c->body_got += (int64_t)take;
+    if (c->req.chunked) {
+        /* decoded in place (output never overtakes input), then saved */
+        size_t out_len = 0;
+        long used = kd_chunked_decode(&c->chunk, c->buf + head_len, have, c->buf + head_len, &out_len);
+        if (used < 0) {
+            kd_conn_error(l, c, 400);
+            return 0;
+        }
+        if (l->max_body > 0 && c->body_got + (int64_t)out_len > l->max_body) {
+            kd_conn_error(l, c, 413);
+            return 0;
+        }
+        if (write_file(c->body_fd, c->buf + head_len, out_len) != 0) {
+            kd_conn_error(l, c, 500);
+            return 0;
+        }
+        c->body_got += (int64_t)out_len;
+        take = (size_t)used;
+    } else {
+        take = (int64_t)have > c->req.content_length - c->body_got ?
+               (size_t)(c->req.content_length - c->body_got) : have;
+        if (write_file(c->body_fd, c->buf + head_len, take) != 0) {
+            kd_conn_error(l, c, 500);
+            return 0;
+        }
+        c->body_got += (int64_t)take;
+    }
     memmove(c->buf + head_len, c->buf + head_len + take, have - take);
     c->len -= take;
-    if (c->body_got == c->req.content_length) {
+    if (c->req.chunked ? c->chunk.done : c->body_got == c->req.content_length) {
         c->body_in_file = 1;
         return 1;
     }
@@ -639,19 +664,19 @@ static int try_parse(kd_loop *l, kd_conn *c)
         kd_conn_error(l, c, 413);
         return 0;
     }
-    /* (a head over half the buffer leaves the body to the worker: the
-     * head stays in the buffer while the body passes through it) */
-    if (c->body_fd >= 0 || (!c->req.chunked && !c->req.expect_continue && rv <= KD_BUF_SIZE / 2 &&
-                            c->req.content_length > (int64_t)(KD_BUF_SIZE - (size_t)rv))) {
-        switch (spool_body(l, c, (size_t)rv)) {
-        case 0:
-            return 0;                 /* more to come: back in the set */
-        case -1:
-            kd_conn_error(l, c, 500); /* the file failed with bytes in it */
-            return 0;
-        case 2:
-            break;                    /* no file at all: the worker reads it */
-        }
+    /* Chunked bodies, and Content-Length ones too large for the buffer,
+     * go to a temporary file. (A head over half the buffer leaves the body
+     * to the worker: the head stays in the buffer while the body passes
+     * through it.) */
+    if (c->body_fd >= 0 ||
+        (!c->req.expect_continue && rv <= KD_BUF_SIZE / 2 &&
+         (c->req.chunked || c->req.content_length > (int64_t)(KD_BUF_SIZE - (size_t)rv)))) {
+        size_t head_at = c->pos;
+        if (spool_body(l, c, (size_t)rv) == 0)
+            return 0;                 /* more to come, or answered */
+        /* 1: the body is in the file; 2: no file, the worker reads it */
+        if (c->pos != head_at)        /* the head moved: its pointers with it */
+            kd_parse_request(c->buf + c->pos, c->len - c->pos, &c->req);
     }
     if (!c->body_in_file && !c->req.chunked && c->req.content_length > 0 && !c->req.expect_continue &&
         c->req.content_length <= (int64_t)(KD_BUF_SIZE - (size_t)rv) &&
@@ -683,7 +708,7 @@ static int try_parse(kd_loop *l, kd_conn *c)
                    c->requests + 1 < l->max_keepalive_reqs;
     c->is_head = c->req.is_head;
     c->minor_version = c->req.minor_version;
-    c->chunked_body = c->req.chunked;
+    c->chunked_body = c->req.chunked && !c->body_in_file;
     c->body_left = c->req.chunked || c->body_in_file ? 0 :
                    (c->req.content_length > 0 ? c->req.content_length : 0);
     c->resp_chunked = 0;

@@ -24,7 +24,7 @@ our @TABLE = (
     ['write-buffer',           '=i',  1048576,'response bytes per connection the event loop sends for a slow reader'],
     ['max-connections',        '=i',  1000,   'open connections per worker'],
     ['max-request-body',       '=i',  1073741824, 'largest request body in bytes (413 above it); 0 no limit'],
-    ['spool-threshold',        '=i',  1048576,'chunked or Expect bodies larger than this go to a temporary file'],
+    ['spool-threshold',        '=i',  1048576,'request bodies larger than this reach the app as a temporary file'],
     ['preload',                '!',   1,      'load the app in the master before forking'],
     ['app|a',                  '=s',  undef,  'the PSGI file (or give it as the last argument)'],
     ['env|E',                  '=s',  'deployment', 'PLACK_ENV for the app'],

@@ -164,10 +164,24 @@ sub _read_body {
     my $loop = $self->{loop};
     if ($kind == 3) {
         # the event loop has spooled it already (lib/Kamado.pm): a handle
-        # of our own on its temporary file
+        # of our own on its temporary file, or the bytes in memory when
+        # they are few enough (--spool-threshold)
         open my $input, '<&', $loop->body_file($fd) or return $self->_body_failed($fd, $env);
         binmode $input;
-        seek $input, 0, 0;
+        sysseek $input, 0, 0;
+        my $size = -s $input;
+        if ($size <= $self->{spool_threshold}) {
+            my $buf = '';
+            1 while length $buf < $size && sysread $input, $buf, $size - length $buf, length $buf;
+            return $self->_body_failed($fd, $env) if length $buf != $size;
+            close $input;
+            open $input, '<', \$buf;
+        }
+        if (exists $env->{HTTP_TRANSFER_ENCODING}) {
+            # decoded: the app sees a plain body of known length
+            $env->{CONTENT_LENGTH} = $size;
+            delete $env->{HTTP_TRANSFER_ENCODING};
+        }
         $env->{'psgi.input'} = $input;
         return 1;
     }

@@ -1,6 +1,6 @@
-# A Content-Length body is read by the worker's event loop before the app
-# runs (into the connection buffer when it fits, else into a temporary
-# file), so a client that sends it slowly costs a descriptor, not the
+# A request body is read by the worker's event loop before the app runs
+# (into the connection buffer when it fits, else, or when chunked, into a
+# temporary file), so a client that sends it slowly costs a descriptor, not the
 # worker: with one worker, other clients are served while it trickles.
 # --read-timeout bounds each pause (408, app not run). The bytes reach the
 # app intact, and a pipelined request behind a spooled body is served.
@@ -76,25 +76,37 @@ subtest 'a body split from its head by a pipelined request' => sub {
     is $second && $second->{status}, 200, 'the second once its body is in';
     like hits($server), qr{^POST /second 6$}m, 'with all of it';
 };
-subtest 'a body too large for the buffer, trickled' => sub {
-    my $body = join '', map { chr(($_ * 7) % 256) } 1 .. 300_000;
-    my $slow = $sums->connect;
-    setsockopt $slow, IPPROTO_TCP, TCP_NODELAY, 1;
-    syswrite $slow, "PUT /big HTTP/1.1\r\n${H}Content-Length: " . length($body) . "\r\n\r\n";
-    my $off = 0;
-    for my $i (1 .. 3) {
-        $off += syswrite $slow, $body, 100_000 - 1, $off;    # all but a byte of a third
-        my $c = $sums->connect;
-        syswrite $c, "GET /other$i HTTP/1.1\r\n${H}\r\n";
-        my $res = read_response($c, timeout => 5);
-        is $res && $res->{body}, '0 ' . Digest::MD5::md5_hex(''), "another client is served meanwhile ($i)";
-    }
-    ok nothing_to_read($slow), 'the large body is not answered while incomplete';
-    syswrite $slow, substr($body, $off) . "GET /next HTTP/1.1\r\n${H}\r\n";
-    my $buf = '';
-    my $res = read_response($slow, buffer => \$buf, timeout => 5);
-    is $res && $res->{body}, length($body) . ' ' . Digest::MD5::md5_hex($body), 'the app got every byte';
-    my $next = read_response($slow, buffer => \$buf, timeout => 5);
-    is $next && $next->{status}, 200, 'and the request pipelined behind it is served';
-};
+# the body in three pieces, with other clients served between them, then
+# the rest with a request pipelined behind it
+for my $framing ('content-length', 'chunked') {
+    subtest "a large body, trickled ($framing)" => sub {
+        my $body = join '', map { chr(($_ * 7) % 256) } 1 .. 300_000;
+        my ($head, $wire);
+        if ($framing eq 'chunked') {
+            $head = "PUT /big HTTP/1.1\r\n${H}Transfer-Encoding: chunked\r\n\r\n";
+            $wire = join('', map { sprintf("%x\r\n%s\r\n", length $_, $_) } unpack '(a7000)*', $body) . "0\r\n\r\n";
+        } else {
+            $head = "PUT /big HTTP/1.1\r\n${H}Content-Length: " . length($body) . "\r\n\r\n";
+            $wire = $body;
+        }
+        my $slow = $sums->connect;
+        setsockopt $slow, IPPROTO_TCP, TCP_NODELAY, 1;
+        syswrite $slow, $head;
+        my $off = 0;
+        for my $i (1 .. 3) {
+            $off += syswrite $slow, $wire, int(length($wire) / 3) - 1, $off;    # all but a byte of a third
+            my $c = $sums->connect;
+            syswrite $c, "GET /other$i HTTP/1.1\r\n${H}\r\n";
+            my $res = read_response($c, timeout => 5);
+            is $res && $res->{body}, '0 ' . Digest::MD5::md5_hex(''), "another client is served meanwhile ($i)";
+        }
+        ok nothing_to_read($slow), 'the large body is not answered while incomplete';
+        syswrite $slow, substr($wire, $off) . "GET /next HTTP/1.1\r\n${H}\r\n";
+        my $buf = '';
+        my $res = read_response($slow, buffer => \$buf, timeout => 5);
+        is $res && $res->{body}, length($body) . ' ' . Digest::MD5::md5_hex($body), 'the app got every byte';
+        my $next = read_response($slow, buffer => \$buf, timeout => 5);
+        is $next && $next->{status}, 200, 'and the request pipelined behind it is served';
+    };
+}
 done_testing;

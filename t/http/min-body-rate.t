@@ -1,7 +1,8 @@
 # --min-body-rate: a body may take --read-timeout plus one second per
 # RATE bytes received, however short each pause, so a trickled body is cut
 # off with 408, wherever it is read: in the event loop's buffer (it fits),
-# in the loop's temporary file (it does not), or by the worker (chunked).
+# in the loop's temporary file (it does not, or it is chunked), or by the
+# worker (after Expect: 100-continue, once the app asks for it).
 # A body at a decent rate is served.
 use strict;
 use warnings;
@@ -21,8 +22,9 @@ sub trickle {
     my $c = $server->connect;
     setsockopt $c, IPPROTO_TCP, TCP_NODELAY, 1;
     my $chunked = $length eq 'chunked';
+    my $expect = $length =~ s/^expect //;
     $length = 1_000_000 if $chunked;
-    syswrite $c, "POST $path HTTP/1.1\r\nHost: x\r\n"
+    syswrite $c, "POST $path HTTP/1.1\r\nHost: x\r\n" . ($expect ? "Expect: 100-continue\r\n" : '')
         . ($chunked ? "Transfer-Encoding: chunked" : "Content-Length: $length") . "\r\n\r\n";
     my $t0 = Time::HiRes::time();
     my ($got, $sent) = ('', 0);
@@ -30,6 +32,7 @@ sub trickle {
         vec(my $rin = '', fileno $c, 1) = 1;
         if (select($rin, undef, undef, $every)) {
             my $n = sysread $c, $got, 65536, length $got;
+            $got =~ s{\AHTTP/1\.1 100 Continue\r\n\r\n}{};    # the app asked for the body
             last if !$n || $got =~ /\r\n\r\n/;
             next;
         }
@@ -50,7 +53,8 @@ sub trickle {
 # 10 bytes every 0.5 s is 20 bytes/s: the allowance, 2 s + bytes/100, runs
 # out at about 2.5 s; each pause alone is well inside --read-timeout.
 for my $case (['/loop', 1000, 'buffered by the event loop'], ['/spooled', 200_000, 'spooled by the event loop'],
-              ['/worker', 'chunked', 'read by the worker (chunked)']) {
+              ['/chunked', 'chunked', 'chunked, spooled by the event loop'],
+              ['/worker', 'expect 200000', 'read by the worker (after Expect)']) {
     my ($path, $length, $what) = @$case;
     subtest "a trickled body $what" => sub {
         my ($got, $took) = trickle($path, $length, 10, 0.5, 10);
