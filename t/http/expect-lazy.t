@@ -65,16 +65,18 @@ subtest 'the input cannot be read after the answer' => sub {
         'its read died';
 };
 
+# (chunked: the worker decodes it, the path the event loop leaves to it)
 for my $case (['/read', "a\nbc\nd", 'got=a\nbc\nd'], ['/getline', "a\nbc\n", 'got=[a\n][bc\n]'],
-              ['/seek', "abcdef", 'got=abcdef']) {
-    my ($path, $body, $want) = @$case;
+              ['/seek', "abcdef", 'got=abcdef'], ['/read', "a\nbc\nd", 'got=a\nbc\nd', 'chunked']) {
+    my ($path, $body, $want, $chunked) = @$case;
     $want =~ s/\\n/\n/g;
-    subtest "the app reads: $path" => sub {
+    subtest "the app reads: $path" . ($chunked ? ' (chunked)' : '') => sub {
         my $c = $server->connect;
-        syswrite $c, "POST $path HTTP/1.1\r\n${H}Expect: 100-continue\r\nContent-Length: " . length($body) . "\r\n\r\n";
+        syswrite $c, "POST $path HTTP/1.1\r\n${H}Expect: 100-continue\r\n"
+            . ($chunked ? "Transfer-Encoding: chunked" : "Content-Length: " . length($body)) . "\r\n\r\n";
         my $interim = read_response($c, timeout => 5);
         is $interim && $interim->{status}, 100, '100 Continue once the app reads';
-        syswrite $c, $body;
+        syswrite $c, $chunked ? sprintf("%x\r\n%s\r\n0\r\n\r\n", length $body, $body) : $body;
         my $res = read_response($c);
         is $res && $res->{status}, 200, 'then the answer';
         is $res && $res->{body}, "$path buffered=0 $want", 'with the whole body';
