@@ -19,6 +19,7 @@ sub new {
         loader       => $args{loader},       # loads the app in each worker
         server_args  => $args{server_args} || {},
         max_requests => $args{max_requests} || 0,
+        graceful_timeout => $args{graceful_timeout} // 25,
         on_ready     => $args{on_ready},
         log          => $args{log} || sub { print STDERR "[kamado] [$$] @_\n" },
         children     => {},                  # pid => generation
@@ -149,14 +150,29 @@ sub _reap {
     }
 }
 
-# TERM, QUIT, INT: workers finish what they are serving, then exit.
+# TERM, QUIT, INT: workers finish what they are serving, then exit; those
+# still busy after --graceful-timeout are killed (a stuck request must not
+# keep a deploy waiting for ever), and the log names them.
 sub _shutdown {
     my ($self) = @_;
-    kill TERM => keys $self->{children}->%*;
-    while (keys $self->{children}->%*) {
-        my $pid = waitpid(-1, 0);
+    my $children = $self->{children};
+    kill TERM => keys %$children;
+    my $deadline = Time::HiRes::time() + $self->{graceful_timeout};
+    while (%$children) {
+        my $pid = waitpid(-1, WNOHANG);
         last if $pid < 0;
-        delete $self->{children}{$pid};
+        if ($pid > 0) {
+            delete $children->{$pid};
+            next;
+        }
+        if ($self->{graceful_timeout} > 0 && Time::HiRes::time() >= $deadline) {
+            my @left = sort { $a <=> $b } keys %$children;
+            $self->{log}->("graceful timeout ($self->{graceful_timeout} s): killing worker"
+                . (@left > 1 ? 's ' : ' ') . join(', ', @left));
+            kill KILL => @left;
+            $deadline = 'inf';
+        }
+        Time::HiRes::sleep(0.05);    # SIGCHLD cuts it short
     }
 }
 
@@ -186,7 +202,9 @@ Kamado::Prefork - the master process: forks, watches and replaces workers
 =item TERM, QUIT, INT
 
 Stop accepting; every worker finishes the requests it is serving (and the
-pipelined ones it already received), then exits; then the master exits.
+pipelined ones it already received), then exits; workers still busy after
+C<graceful_timeout> seconds (C<--graceful-timeout>) are killed; then the
+master exits.
 
 =item HUP
 

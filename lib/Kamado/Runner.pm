@@ -57,6 +57,7 @@ sub serve {
     my $prefork = Kamado::Prefork->new(
         workers      => $opt->{workers},
         max_requests => $opt->{max_reqs_per_child},
+        graceful_timeout => $opt->{graceful_timeout},
         app          => $app{app},
         loader       => $app{loader},
         on_ready     => sub {
