@@ -4,12 +4,18 @@ use strict;
 use warnings;
 
 use POSIX qw(WNOHANG);
+use List::Util qw(min);
 use Time::HiRes ();
 use Kamado::Server;
 
 # The master: binds nothing itself (the listeners come ready), forks the
 # workers, replaces those that exit, and acts on signals. Signal handlers
 # only set flags; the loop in run() acts on them.
+
+# A worker whose app cannot be loaded (--no-preload) exits with this; after
+# LOAD_TRIES of them in a row, with a doubling pause between, the master
+# gives up rather than fork for ever.
+use constant { LOAD_FAILED => 2, LOAD_TRIES => 5, LOAD_PAUSE => 0.25 };
 
 sub new {
     my ($class, %args) = @_;
@@ -24,6 +30,7 @@ sub new {
         log          => $args{log} || sub { print STDERR "[kamado] [$$] @_\n" },
         children     => {},                  # pid => generation
         generation   => 1,
+        load_failures => 0,                  # in a row; see LOAD_FAILED
     }, $class;
 }
 
@@ -55,16 +62,25 @@ sub run {
             kill TERM => keys $self->{children}->%*;
         }
         $self->_reap(\$last_failure);
+        if ($self->{load_failures} >= LOAD_TRIES) {
+            $self->{log}->("giving up: the app failed to load in $self->{load_failures} workers in a row");
+            $self->_shutdown;
+            return 1;
+        }
         my $current = grep { $_ == $self->{generation} } values $self->{children}->%*;
-        # a worker that died at once (broken app) is not respawned in a tight loop
-        if ($current < $self->{workers} && Time::HiRes::time() - $last_failure >= 1) {
+        # a worker that died at once is not replaced in a tight loop: 1 s
+        # after a crash, a doubling pause while the app cannot be loaded
+        my $pause = $self->{load_failures} ? min(LOAD_PAUSE * 2**($self->{load_failures} - 1), 4) : 1;
+        my $wait = $last_failure + $pause - Time::HiRes::time();
+        if ($current < $self->{workers} && $wait <= 0) {
             $self->_spawn for $current + 1 .. $self->{workers};
             next;
         }
         delete $signal{child};
         next if $signal{child} || $signal{stop} || $signal{restart};
         vec(my $rin = '', fileno $notice_r, 1) = 1;
-        select $rin, undef, undef, 1;    # a signal or a notice ends the wait
+        # a signal or a notice ends the wait
+        select $rin, undef, undef, $current < $self->{workers} && $wait < 1 ? $wait : 1;
     }
     $self->_shutdown;
     return 0;
@@ -106,17 +122,21 @@ sub _worker_main {
     POSIX::_exit(0) if getppid != $master;    # it died before the line above
     $SIG{CHLD} = 'DEFAULT';
     srand;                             # every worker its own random sequence
+    my $notice = $self->{notice_w};
+    my $app = $self->{app} // eval { $self->{loader}->() } // do {
+        $self->{log}->("worker can't load the app: " . ($@ =~ s/\s+\z//r));
+        POSIX::_exit(LOAD_FAILED);
+    };
+    syswrite $notice, "loaded $$\n" unless $self->{app};
     my $status = eval {
-        my $app = $self->{app} // $self->{loader}->();
         my $max = $self->{max_requests};
         # jitter, so workers do not all recycle at the same moment
         $max -= int rand($max / 5) if $max > 4;
-        my $notice = $self->{notice_w};
         $server = Kamado::Server->new(
             %{ $self->{server_args} },
             app          => $app,
             max_requests => $max,
-            on_drain     => sub { syswrite $notice, "$$\n" },
+            on_drain     => sub { syswrite $notice, "retire $$\n" },
         );
         $server->stop if $stop;
         $server->run;
@@ -133,8 +153,12 @@ sub _read_notices {
     vec(my $rin = '', fileno $fh, 1) = 1;
     while (select(my $rout = $rin, undef, undef, 0) > 0) {
         sysread($fh, my $buf, 4096) or last;
-        for my $pid ($buf =~ /(\d+)/g) {
-            $self->{children}{$pid} = 0 if exists $self->{children}{$pid};    # retired
+        while ($buf =~ /^(retire|loaded) (\d+)$/mg) {
+            if ($1 eq 'loaded') {
+                $self->{load_failures} = 0;
+            } elsif (exists $self->{children}{$2}) {
+                $self->{children}{$2} = 0;    # retired: its replacement starts now
+            }
         }
     }
 }
@@ -145,6 +169,7 @@ sub _reap {
         my $gen = delete $self->{children}{$pid} // next;
         if ($?) {
             $$last_failure = Time::HiRes::time();
+            $self->{load_failures}++ if $? >> 8 == LOAD_FAILED;
             $self->{log}->("worker $pid exited with " . ($? & 127 ? 'signal ' . ($? & 127) : 'status ' . ($? >> 8)));
         }
     }
