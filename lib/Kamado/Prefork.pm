@@ -4,7 +4,7 @@ use strict;
 use warnings;
 
 use POSIX qw(WNOHANG);
-use List::Util qw(min);
+use List::Util qw(min max);
 use Time::HiRes ();
 use Kamado::Server;
 
@@ -43,6 +43,8 @@ sub run {
     # not local: a second TERM while the master returns must not kill it
     @SIG{qw(TERM QUIT INT)} = (sub { $signal{stop} = 1 }) x 3;
     $SIG{HUP}  = sub { $signal{restart} = 1 };
+    $SIG{TTIN} = sub { $signal{more}++ };
+    $SIG{TTOU} = sub { $signal{fewer}++ };
     $SIG{CHLD} = sub { $signal{child} = 1 };    # wakes the sleep below
     $SIG{PIPE} = 'IGNORE';
 
@@ -61,6 +63,7 @@ sub run {
             $self->{generation}++;
             kill TERM => keys $self->{children}->%*;
         }
+        $self->_resize(delete $signal{more}, delete $signal{fewer});
         $self->_reap(\$last_failure);
         if ($self->{load_failures} >= LOAD_TRIES) {
             $self->{log}->("giving up: the app failed to load in $self->{load_failures} workers in a row");
@@ -77,7 +80,7 @@ sub run {
             next;
         }
         delete $signal{child};
-        next if $signal{child} || $signal{stop} || $signal{restart};
+        next if $signal{child} || $signal{stop} || $signal{restart} || $signal{more} || $signal{fewer};
         vec(my $rin = '', fileno $notice_r, 1) = 1;
         # a signal or a notice ends the wait
         select $rin, undef, undef, $current < $self->{workers} && $wait < 1 ? $wait : 1;
@@ -86,10 +89,26 @@ sub run {
     return 0;
 }
 
+# TTIN adds a worker, TTOU retires one (the newest), never the last.
+sub _resize {
+    my ($self, $more, $fewer) = @_;
+    return unless $more || $fewer;
+    my $want = max(1, $self->{workers} + ($more // 0) - ($fewer // 0));
+    my @current = sort { $b <=> $a }
+        grep { $self->{children}{$_} == $self->{generation} } keys $self->{children}->%*;
+    if (@current > $want) {
+        my @retire = @current[0 .. @current - $want - 1];
+        $self->{children}{$_} = 0 for @retire;    # not counted: no replacement
+        kill TERM => @retire;
+    }
+    $self->{log}->("TTIN/TTOU: $want worker" . ($want == 1 ? '' : 's'));
+    $self->{workers} = $want;
+}
+
 # Signals are blocked across fork: one arriving before the worker has set
 # its own handlers would run the master's (which only sets a flag the
 # worker never looks at), and the worker would miss the master's one TERM.
-my $FORK_SIGNALS = POSIX::SigSet->new(map { POSIX->can("SIG$_")->() } qw(TERM QUIT INT HUP));
+my $FORK_SIGNALS = POSIX::SigSet->new(map { POSIX->can("SIG$_")->() } qw(TERM QUIT INT HUP TTIN TTOU));
 
 sub _spawn {
     my ($self) = @_;
@@ -116,7 +135,7 @@ sub _worker_main {
     $0 =~ s/^kamado master/kamado worker/;
     # a stop that comes while the app loads is acted on once the server exists
     $SIG{$_} = sub { $stop = 1; $server->stop if $server } for qw(TERM QUIT INT);
-    $SIG{HUP} = 'IGNORE';              # the master's business
+    $SIG{$_} = 'IGNORE' for qw(HUP TTIN TTOU);    # the master's business
     POSIX::sigprocmask(POSIX::SIG_SETMASK(), $mask);
     Kamado::set_parent_death_signal(POSIX::SIGTERM());
     POSIX::_exit(0) if getppid != $master;    # it died before the line above
@@ -234,6 +253,10 @@ master exits.
 =item HUP
 
 Replace the workers with new ones.
+
+=item TTIN, TTOU
+
+Add a worker; retire one (the newest, after its requests), never the last.
 
 =back
 

@@ -1,0 +1,60 @@
+# TTIN adds a worker, TTOU retires the newest one, never the last. Each
+# step waits for the master's log line, then (bounded) for the count of its
+# children; requests are served throughout.
+use strict;
+use warnings;
+use lib 't/lib';
+use Test::More;
+use Time::HiRes ();
+use Kamado::Test qw(start_server read_response);
+
+plan skip_all => 'needs /proc' unless -r "/proc/$$/stat";
+
+my $server = start_server(workers => 2, app => 'sub { [200, ["Content-Type" => "text/plain"], [$$]] }');
+
+sub workers {
+    my $master = $server->pid;
+    my @kids;
+    for my $stat (glob '/proc/[0-9]*/stat') {
+        open my $fh, '<', $stat or next;
+        my $line = <$fh> // next;
+        my ($pid, $ppid) = $line =~ /^(\d+) \(.*\) \S+ (\d+)/s or next;
+        push @kids, $pid if $ppid == $master;
+    }
+    return scalar @kids;
+}
+
+# waits (at most 10 s) until $cond holds
+sub eventually {
+    my ($cond) = @_;
+    my $deadline = Time::HiRes::time() + 10;
+    until ($cond->()) {
+        return 0 if Time::HiRes::time() > $deadline;
+        Time::HiRes::sleep(0.02);
+    }
+    return 1;
+}
+
+sub served_ok {
+    my ($name) = @_;
+    my $c = $server->connect;
+    syswrite $c, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    my $res = read_response($c);
+    is $res && $res->{status}, 200, "served: $name";
+}
+
+ok eventually(sub { workers() == 2 }), 'two workers to begin with';
+my $step = 0;
+for my $case (['TTIN', 3], ['TTIN', 4], ['TTOU', 3], ['TTOU', 2], ['TTOU', 1], ['TTOU', 1]) {
+    my ($signal, $want) = @$case;
+    $step++;
+    kill $signal => $server->pid;
+    my $line = "TTIN/TTOU: $want worker" . ($want == 1 ? '' : 's');
+    # the step-th such line of the log is this step's
+    ok eventually(sub { my @l = $server->log =~ /^\[kamado\] \[\d+\] TTIN\/TTOU: .*$/mg; @l >= $step && $l[$step - 1] =~ /\Q$line\E$/ }),
+        "$signal: the master says '$line'";
+    ok eventually(sub { workers() == $want }), "$signal: $want worker(s) running";
+    served_ok("after $signal, $want worker(s)");
+}
+unlike $server->log, qr/exited with/, 'no worker failed';
+done_testing;
