@@ -25,6 +25,7 @@ sub new {
         loader       => $args{loader},       # loads the app in each worker
         server_args  => $args{server_args} || {},
         max_requests => $args{max_requests} || 0,
+        max_age      => $args{max_age} || 0,
         graceful_timeout => $args{graceful_timeout} // 25,
         on_ready     => $args{on_ready},
         log          => $args{log} || sub { print STDERR "[kamado] [$$] @_\n" },
@@ -151,10 +152,13 @@ sub _worker_main {
         my $max = $self->{max_requests};
         # jitter, so workers do not all recycle at the same moment
         $max -= int rand($max / 5) if $max > 4;
+        my $age = $self->{max_age};
+        $age -= rand($age / 5) if $age;
         $server = Kamado::Server->new(
             %{ $self->{server_args} },
             app          => $app,
             max_requests => $max,
+            max_age      => $age,
             on_drain     => sub { syswrite $notice, "retire $$\n" },
         );
         $server->stop if $stop;

@@ -57,6 +57,7 @@ sub serve {
     my $prefork = Kamado::Prefork->new(
         workers      => $opt->{workers},
         max_requests => $opt->{max_reqs_per_child},
+        max_age      => $opt->{max_worker_age},
         graceful_timeout => $opt->{graceful_timeout},
         app          => $app{app},
         loader       => $app{loader},

@@ -26,6 +26,7 @@ sub new {
         app               => $args{app},
         listeners         => $args{listeners},          # [Kamado::Listener]
         max_requests      => $args{max_requests} || 0,  # 0: unlimited
+        max_age           => $args{max_age} || 0,       # seconds; 0: unlimited
         spool_threshold   => $args{spool_threshold} // 1024 * 1024,
         loop_settings     => $args{loop_settings} || {},
         on_drain          => $args{on_drain},           # called when accepting stops
@@ -56,11 +57,14 @@ sub run {
     $self->{loop} = $loop;
     local $SIG{PIPE} = 'IGNORE';
     my $budget = $self->{max_requests};
+    my $retire_at = $self->{max_age} && Time::HiRes::time() + $self->{max_age};
     my $served = 0;
     while (!$self->{stopping}) {
-        (my ($fd, $env, $body) = $loop->next_request(1000)) or next;
-        $self->handle_request($fd, $env, $body);
-        last if $budget && ++$served >= $budget;
+        if (my ($fd, $env, $body) = $loop->next_request(1000)) {
+            $self->handle_request($fd, $env, $body);
+            last if $budget && ++$served >= $budget;
+        }
+        last if $retire_at && Time::HiRes::time() >= $retire_at;
     }
     $self->_drain;
     undef $self->{loop};
