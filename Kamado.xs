@@ -526,3 +526,27 @@ CODE:
     RETVAL = prctl(PR_SET_PDEATHSIG, (unsigned long)sig) == 0;
 OUTPUT:
     RETVAL
+
+IV
+resident_kb()
+CODE:
+{
+    /* this process's resident set in KiB, from /proc/self/statm (the
+     * second field, in pages): what --max-rss compares; -1 if unknown */
+    char buf[128];
+    long pages = -1;
+    ssize_t n;
+    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    RETVAL = -1;
+    if (fd >= 0) {
+        n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n > 0) {
+            buf[n] = '\0';
+            if (sscanf(buf, "%*s %ld", &pages) == 1)
+                RETVAL = (IV)(pages * (sysconf(_SC_PAGESIZE) / 1024));
+        }
+    }
+}
+OUTPUT:
+    RETVAL

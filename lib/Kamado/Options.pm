@@ -17,6 +17,7 @@ our @TABLE = (
     ['max-reqs-per-child',     '=i',  0,      'requests a worker serves before it is replaced; 0 never'],
     ['graceful-timeout',       '=f',  25,     'seconds TERM waits for busy workers before killing them; 0 waits for ever'],
     ['max-worker-age',         '=f',  0,      'seconds a worker serves before it is replaced; 0 never'],
+    ['max-rss',                '=i',  0,      'MB of resident memory after which a worker is replaced; 0 never'],
     ['keepalive-timeout',      '=f',  75,     'seconds an idle keep-alive connection is kept'],
     ['max-keepalive-reqs',     '=i',  10000,  'requests served on one connection'],
     ['header-timeout',         '=f',  30,     'seconds for a whole request head to arrive'],

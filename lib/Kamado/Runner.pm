@@ -72,6 +72,7 @@ sub serve {
         server_args => {
             listeners       => \@listeners,
             spool_threshold => $opt->{spool_threshold},
+            max_rss         => $opt->{max_rss},
             loop_settings   => {
                 map { ($_ => $opt->{$_}) }
                     qw(keepalive_timeout header_timeout read_timeout write_timeout max_keepalive_reqs

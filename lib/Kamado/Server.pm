@@ -27,6 +27,7 @@ sub new {
         listeners         => $args{listeners},          # [Kamado::Listener]
         max_requests      => $args{max_requests} || 0,  # 0: unlimited
         max_age           => $args{max_age} || 0,       # seconds; 0: unlimited
+        max_rss           => $args{max_rss} || 0,       # MB; 0: unlimited
         spool_threshold   => $args{spool_threshold} // 1024 * 1024,
         loop_settings     => $args{loop_settings} || {},
         on_drain          => $args{on_drain},           # called when accepting stops
@@ -58,17 +59,30 @@ sub run {
     local $SIG{PIPE} = 'IGNORE';
     my $budget = $self->{max_requests};
     my $retire_at = $self->{max_age} && Time::HiRes::time() + $self->{max_age};
+    my $max_kb = $self->{max_rss} * 1024;
     my $served = 0;
     while (!$self->{stopping}) {
         if (my ($fd, $env, $body) = $loop->next_request(1000)) {
             $self->handle_request($fd, $env, $body);
             last if $budget && ++$served >= $budget;
+            last if $max_kb && $self->_over_rss($env, $max_kb);
         }
         last if $retire_at && Time::HiRes::time() >= $retire_at;
     }
     $self->_drain;
     undef $self->{loop};
     return $served;
+}
+
+# --max-rss, checked after each request (like Apache2::SizeLimit): a worker
+# that has grown past it finishes what it holds and is replaced.
+sub _over_rss {
+    my ($self, $env, $max_kb) = @_;
+    my $kb = Kamado::resident_kb();
+    return 0 if $kb <= $max_kb;
+    _log_error($env, sprintf 'resident size %d MB is over --max-rss %d MB; replacing this worker',
+        $kb / 1024, $self->{max_rss});
+    return 1;
 }
 
 # Stops accepting, then serves one more request on each open connection
