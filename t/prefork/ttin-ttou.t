@@ -12,17 +12,7 @@ plan skip_all => 'needs /proc' unless -r "/proc/$$/stat";
 
 my $server = start_server(workers => 2, app => 'sub { [200, ["Content-Type" => "text/plain"], [$$]] }');
 
-sub workers {
-    my $master = $server->pid;
-    my @kids;
-    for my $stat (glob '/proc/[0-9]*/stat') {
-        open my $fh, '<', $stat or next;
-        my $line = <$fh> // next;
-        my ($pid, $ppid) = $line =~ /^(\d+) \(.*\) \S+ (\d+)/s or next;
-        push @kids, $pid if $ppid == $master;
-    }
-    return scalar @kids;
-}
+sub workers { scalar $server->workers }
 
 # waits (at most 10 s) until $cond holds
 sub eventually {

@@ -92,6 +92,19 @@ sub wait_ready {
     die "kamado did not start:\n" . $self->log;
 }
 
+# The pids of the master's children (its workers), from /proc.
+sub workers {
+    my ($self) = @_;
+    my @kids;
+    for my $stat (glob '/proc/[0-9]*/stat') {
+        open my $fh, '<', $stat or next;
+        my $line = <$fh> // next;
+        my ($pid, $ppid) = $line =~ /^(\d+) \(.*\) \S+ (\d+)/s or next;
+        push @kids, $pid if $ppid == $self->{pid};
+    }
+    return @kids;
+}
+
 # What the server wrote to STDERR so far.
 sub log {
     my ($self) = @_;
