@@ -60,13 +60,17 @@ sub run {
     my $budget = $self->{max_requests};
     my $retire_at = $self->{max_age} && Time::HiRes::time() + $self->{max_age};
     my $max_kb = $self->{max_rss} * 1024;
+    my $limited = $budget || $max_kb || $retire_at;
     my $served = 0;
     while (!$self->{stopping}) {
-        if (my ($fd, $env, $body) = $loop->next_request(1000)) {
-            $self->handle_request($fd, $env, $body);
-            last if $budget && ++$served >= $budget;
-            last if $max_kb && $self->_over_rss($env, $max_kb);
-        }
+        (my ($fd, $env, $body) = $loop->next_request(1000)) or do {
+            last if $retire_at && Time::HiRes::time() >= $retire_at;
+            next;
+        };
+        $self->handle_request($fd, $env, $body);
+        next unless $limited;    # the common case: one test a request
+        last if $budget && ++$served >= $budget;
+        last if $max_kb && $self->_over_rss($env, $max_kb);
         last if $retire_at && Time::HiRes::time() >= $retire_at;
     }
     $self->_drain;
