@@ -42,7 +42,8 @@ sub run {
     my %signal;
     local $0 = "kamado master $0";    # what ps shows
     # not local: a second TERM while the master returns must not kill it
-    @SIG{qw(TERM QUIT INT)} = (sub { $signal{stop} = 1 }) x 3;
+    @SIG{qw(TERM QUIT)} = (sub { $signal{stop} = 1 }) x 2;
+    $SIG{INT} = sub { $signal{stop} = $signal{now} = 1 };
     $SIG{HUP}  = sub { $signal{restart} = 1 };
     $SIG{TTIN} = sub { $signal{more}++ };
     $SIG{TTOU} = sub { $signal{fewer}++ };
@@ -86,7 +87,7 @@ sub run {
         # a signal or a notice ends the wait
         select $rin, undef, undef, $current < $self->{workers} && $wait < 1 ? $wait : 1;
     }
-    $self->_shutdown;
+    $self->_shutdown($signal{now});
     return 0;
 }
 
@@ -135,7 +136,8 @@ sub _worker_main {
     my ($server, $stop);
     $0 =~ s/^kamado master/kamado worker/;
     # a stop that comes while the app loads is acted on once the server exists
-    $SIG{$_} = sub { $stop = 1; $server->stop if $server } for qw(TERM QUIT INT);
+    $SIG{$_} = sub { $stop = 1; $server->stop if $server } for qw(TERM QUIT);
+    $SIG{INT} = sub { POSIX::_exit(0) };    # at once, mid-request or not
     $SIG{$_} = 'IGNORE' for qw(HUP TTIN TTOU);    # the master's business
     POSIX::sigprocmask(POSIX::SIG_SETMASK(), $mask);
     Kamado::set_parent_death_signal(POSIX::SIGTERM());
@@ -198,13 +200,14 @@ sub _reap {
     }
 }
 
-# TERM, QUIT, INT: workers finish what they are serving, then exit; those
-# still busy after --graceful-timeout are killed (a stuck request must not
-# keep a deploy waiting for ever), and the log names them.
+# TERM, QUIT: workers finish what they are serving, then exit; those still
+# busy after --graceful-timeout are killed (a stuck request must not keep a
+# deploy waiting for ever), and the log names them. INT ($now): workers
+# exit at once.
 sub _shutdown {
-    my ($self) = @_;
+    my ($self, $now) = @_;
     my $children = $self->{children};
-    kill TERM => keys %$children;
+    kill $now ? 'INT' : 'TERM', keys %$children;
     my $deadline = Time::HiRes::time() + $self->{graceful_timeout};
     while (%$children) {
         my $pid = waitpid(-1, WNOHANG);
@@ -229,7 +232,8 @@ sub _run_single {
     my ($self) = @_;
     my $app = $self->{app} // $self->{loader}->();
     my $server = Kamado::Server->new(%{ $self->{server_args} }, app => $app);
-    @SIG{qw(TERM QUIT INT)} = (sub { $server->stop }) x 3;
+    @SIG{qw(TERM QUIT)} = (sub { $server->stop }) x 2;
+    $SIG{INT} = sub { POSIX::_exit(0) };
     $SIG{PIPE} = 'IGNORE';
     $self->{on_ready}->() if $self->{on_ready};
     $server->run;
@@ -247,12 +251,17 @@ Kamado::Prefork - the master process: forks, watches and replaces workers
 
 =over
 
-=item TERM, QUIT, INT
+=item TERM, QUIT
 
 Stop accepting; every worker finishes the requests it is serving (and the
 pipelined ones it already received), then exits; workers still busy after
 C<graceful_timeout> seconds (C<--graceful-timeout>) are killed; then the
 master exits.
+
+=item INT
+
+Stop at once: the workers exit in the middle of what they are doing, then
+the master exits.
 
 =item HUP
 

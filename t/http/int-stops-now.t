@@ -1,0 +1,37 @@
+# INT stops at once: a request stuck in the app is cut off (its connection
+# closes without an answer) and the server exits 0 right away, not after
+# --graceful-timeout as with TERM (t/http/graceful-timeout.t).
+use strict;
+use warnings;
+use lib 't/lib';
+use Test::More;
+use File::Temp qw(tempdir);
+use Time::HiRes ();
+use Kamado::Test qw(start_server);
+use Kamado::Test::HTTP qw(wait_for_file read_until_close);
+
+my $dir = tempdir(CLEANUP => 1);
+local $ENV{KT_DIR} = $dir;
+my $server = start_server(workers => 2, args => ['--graceful-timeout', 20], app => <<'APP');
+my $dir = $ENV{KT_DIR};
+sub {
+    open my $fh, '>', "$dir/started" or die;
+    close $fh;
+    sleep 1 for 1 .. 30;
+    [200, ['Content-Type' => 'text/plain'], ['too late']];
+}
+APP
+
+my $c = $server->connect;
+syswrite $c, "GET /stuck HTTP/1.1\r\nHost: x\r\n\r\n";
+ok wait_for_file("$dir/started"), 'a request is in the app';
+my $t0 = Time::HiRes::time();
+kill INT => $server->pid;
+is $server->wait_exit(15), 0, 'the server exits with status 0';
+my $took = Time::HiRes::time() - $t0;
+cmp_ok $took, '<', 3, sprintf 'at once (%.2f s), not after the 20 s graceful timeout', $took;
+my ($got, $how) = read_until_close($c, 5);
+is $got, '', 'the request in progress got no answer';
+ok $how eq 'eof' || $how eq 'reset', "its connection was closed ($how)";
+unlike $server->log, qr/graceful timeout/, 'nothing had to be killed';
+done_testing;
