@@ -194,7 +194,9 @@ sub _reap {
         my $gen = delete $self->{children}{$pid} // next;
         if ($?) {
             $$last_failure = Time::HiRes::time();
-            $self->{load_failures}++ if $? >> 8 == LOAD_FAILED;
+            # (only workers that load the app exit with it for that reason;
+            # each one that loaded said so, which resets the count)
+            $self->{load_failures}++ if $? >> 8 == LOAD_FAILED && !$self->{app};
             $self->{log}->("worker $pid exited with " . ($? & 127 ? 'signal ' . ($? & 127) : 'status ' . ($? >> 8)));
         }
     }
