@@ -14,6 +14,15 @@
 #include "src/kd_parser.c"
 #include "src/kd_conn.c"
 #include <sys/prctl.h>
+#include <signal.h>
+#include <time.h>
+
+/* --request-timeout: two POSIX timers per worker. The soft one sends USR2,
+ * which the worker turns into a die in the app; the hard one sends VTALRM,
+ * left at its default action, so the kernel ends the worker even when the
+ * app is stuck where no Perl handler can run. */
+static timer_t request_timers[2];
+static pid_t request_timers_pid;     /* timers are not inherited by fork */
 
 typedef struct {
     kd_loop *loop;
@@ -546,6 +555,41 @@ CODE:
             if (sscanf(buf, "%*s %ld", &pages) == 1)
                 RETVAL = (IV)(pages * (sysconf(_SC_PAGESIZE) / 1024));
         }
+    }
+}
+OUTPUT:
+    RETVAL
+
+
+int
+request_timer(double soft, double hard)
+CODE:
+{
+    /* arms both timers (seconds from now), or disarms them with 0, 0 */
+    static const int signals[2] = { SIGUSR2, SIGVTALRM };
+    double when[2];
+    int i;
+    when[0] = soft;
+    when[1] = hard;
+    RETVAL = 1;
+    if (request_timers_pid != getpid()) {
+        for (i = 0; i < 2; i++) {
+            struct sigevent ev;
+            memset(&ev, 0, sizeof ev);
+            ev.sigev_notify = SIGEV_SIGNAL;
+            ev.sigev_signo = signals[i];
+            if (timer_create(CLOCK_MONOTONIC, &ev, &request_timers[i]) != 0)
+                XSRETURN_NO;
+        }
+        request_timers_pid = getpid();
+    }
+    for (i = 0; i < 2; i++) {
+        struct itimerspec its;
+        memset(&its, 0, sizeof its);
+        its.it_value.tv_sec = (time_t)when[i];
+        its.it_value.tv_nsec = (long)((when[i] - (double)(time_t)when[i]) * 1e9);
+        if (timer_settime(request_timers[i], 0, &its, NULL) != 0)
+            RETVAL = 0;
     }
 }
 OUTPUT:

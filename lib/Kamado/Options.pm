@@ -18,6 +18,7 @@ our @TABLE = (
     ['graceful-timeout',       '=f',  25,     'seconds TERM waits for busy workers before killing them; 0 waits for ever'],
     ['max-worker-age',         '=f',  0,      'seconds a worker serves before it is replaced; 0 never'],
     ['max-rss',                '=i',  0,      'MB of resident memory after which a worker is replaced; 0 never'],
+    ['request-timeout',        '=f',  0,      'seconds an app may take before 504 (the worker is killed 2 s later); 0 none'],
     ['keepalive-timeout',      '=f',  75,     'seconds an idle keep-alive connection is kept'],
     ['max-keepalive-reqs',     '=i',  10000,  'requests served on one connection'],
     ['header-timeout',         '=f',  30,     'seconds for a whole request head to arrive'],

@@ -197,7 +197,8 @@ sub _reap {
             # (only workers that load the app exit with it for that reason;
             # each one that loaded said so, which resets the count)
             $self->{load_failures}++ if $? >> 8 == LOAD_FAILED && !$self->{app};
-            $self->{log}->("worker $pid exited with " . ($? & 127 ? 'signal ' . ($? & 127) : 'status ' . ($? >> 8)));
+            $self->{log}->("worker $pid exited with " . ($? & 127 ? 'signal ' . ($? & 127) : 'status ' . ($? >> 8))
+                . (($? & 127) == POSIX::SIGVTALRM() ? ' (killed by --request-timeout)' : ''));
         }
     }
 }

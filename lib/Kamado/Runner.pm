@@ -73,6 +73,7 @@ sub serve {
             listeners       => \@listeners,
             spool_threshold => $opt->{spool_threshold},
             max_rss         => $opt->{max_rss},
+            request_timeout => $opt->{request_timeout},
             loop_settings   => {
                 map { ($_ => $opt->{$_}) }
                     qw(keepalive_timeout header_timeout read_timeout write_timeout max_keepalive_reqs

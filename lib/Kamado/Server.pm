@@ -17,6 +17,9 @@ use Time::HiRes ();
 # app, streaming, cleanup handlers, harakiri) and the worker's lifetime.
 
 use constant DRAIN_SECONDS => 3;
+# --request-timeout: how long after the soft stop the worker is killed
+use constant REQUEST_GRACE => 2;
+use constant TIMEOUT_ERROR => "Kamado: request timeout\n";
 
 my @SERVER_ERROR_HEADERS = ('Content-Type' => 'text/plain', 'Content-Length' => 21);
 
@@ -28,6 +31,7 @@ sub new {
         max_requests      => $args{max_requests} || 0,  # 0: unlimited
         max_age           => $args{max_age} || 0,       # seconds; 0: unlimited
         max_rss           => $args{max_rss} || 0,       # MB; 0: unlimited
+        request_timeout   => $args{request_timeout} || 0,  # seconds; 0: none
         spool_threshold   => $args{spool_threshold} // 1024 * 1024,
         loop_settings     => $args{loop_settings} || {},
         on_drain          => $args{on_drain},           # called when accepting stops
@@ -57,10 +61,20 @@ sub run {
     );
     $self->{loop} = $loop;
     local $SIG{PIPE} = 'IGNORE';
+    # the soft stop of --request-timeout: a die in whatever Perl code runs
+    local $SIG{USR2} = sub {
+        return unless $self->{timer_armed};
+        # logged here: an app that swallows the die is killed without a word
+        _log_error($self->{timed_env}, "past --request-timeout ($self->{request_timeout} s): interrupting it");
+        die TIMEOUT_ERROR;
+    } if $self->{request_timeout};
     my $budget = $self->{max_requests};
     my $retire_at = $self->{max_age} && Time::HiRes::time() + $self->{max_age};
     my $max_kb = $self->{max_rss} * 1024;
-    my $limited = $budget || $max_kb || $retire_at;
+    my $timeout = $self->{request_timeout};
+    # the app, wrapped to start the clock and answer 504 (see _timed_app)
+    local $self->{app} = $self->_timed_app($self->{app}) if $timeout;
+    my $limited = $budget || $max_kb || $retire_at || $timeout;
     my $served = 0;
     while (!$self->{stopping}) {
         (my ($fd, $env, $body) = $loop->next_request(1000)) or do {
@@ -69,6 +83,7 @@ sub run {
         };
         $self->handle_request($fd, $env, $body);
         next unless $limited;    # the common case: one test a request
+        $self->_disarm_request_timer if $timeout;    # app, response and cleanup done
         last if $budget && ++$served >= $budget;
         last if $max_kb && $self->_over_rss($env, $max_kb);
         last if $retire_at && Time::HiRes::time() >= $retire_at;
@@ -76,6 +91,40 @@ sub run {
     $self->_drain;
     undef $self->{loop};
     return $served;
+}
+
+# --request-timeout: the soft stop (USR2, a die in the app) at the
+# timeout, the kernel's kill (VTALRM, default action) REQUEST_GRACE seconds
+# later for an app that swallowed the die or is stuck in C. The clock runs
+# from the app's call to the end of the request (response and cleanup
+# handlers), when run() stops it; an app interrupted before it returned
+# answers 504.
+sub _timed_app {
+    my ($self, $app) = @_;
+    return sub {
+        my ($env) = @_;
+        $self->_arm_request_timer($env);
+        my $res = eval { $app->($env) };
+        return $res if defined $res;
+        return [504, ['Content-Type' => 'text/plain'], ['Gateway Timeout']] if $@ eq TIMEOUT_ERROR;
+        die $@;
+    };
+}
+
+sub _arm_request_timer {
+    my ($self, $env) = @_;
+    my $t = $self->{request_timeout};
+    $self->{timed_env} = $env;
+    $self->{timer_armed} = 1;
+    Kamado::request_timer($t, $t + REQUEST_GRACE) or die "Can't set the request timers: $!\n";
+    return 1;
+}
+
+sub _disarm_request_timer {
+    my ($self) = @_;
+    Kamado::request_timer(0, 0);
+    $self->{timer_armed} = 0;
+    $self->{timed_env} = undef;
 }
 
 # --max-rss, checked after each request (like Apache2::SizeLimit): a worker
