@@ -16,7 +16,7 @@ use Socket qw(IPPROTO_TCP TCP_NODELAY);
 use Test::More ();
 use Time::HiRes ();
 use Kamado::Test qw(start_server);
-use Kamado::Test::HTTP qw(exchange parse_all read_until_close);
+use Kamado::Test::HTTP qw(parse_all pump read_until_close);
 
 our @EXPORT_OK = qw(load_cases corpus_server records run_case unescape escape
     SMUGGLED FOLLOW_UP);
@@ -172,33 +172,18 @@ sub converse {
     my $got_at;    # when the responses were all there
     $sock->blocking(0);
     while ((my $left = $deadline - Time::HiRes::time()) > 0) {
-        vec(my $rin = '', fileno $sock, 1) = 1;
-        my $win = '';
-        vec($win, fileno $sock, 1) = 1 if $off < length $bytes;
-        my $ready = select(my $rout = $rin, my $wout = $win, undef, $left);
-        next if $ready < 0 && $!{EINTR};
-        last unless $ready > 0;
-        if (vec($rout, fileno $sock, 1)) {
-            my $n = sysread $sock, $buf, 65536, length $buf;
-            return ($buf, 'eof') if defined $n && $n == 0;
-            return ($buf, $!{ECONNRESET} ? 'reset' : "error: $!") if !defined $n && !$!{EAGAIN};
-            $got_at //= Time::HiRes::time() if $off >= length $bytes && $done->();
-        }
-        if (defined $got_at) {
-            # with close_wait, the server has that long to close after its last response
-            return ($buf, 'got') unless defined $opt{close_wait};
-            $deadline = $got_at + $opt{close_wait} if $got_at + $opt{close_wait} < $deadline;
-            next;
-        }
-        if ($off < length $bytes && vec($wout, fileno $sock, 1)) {
-            my $n = syswrite $sock, $bytes, 65536, $off;
-            $off += $n if $n;
-            # the server may close before reading everything: read what it said
-            $off = length $bytes if !defined $n && !$!{EAGAIN};
-            $got_at //= Time::HiRes::time() if $off >= length $bytes && $done->();
-        }
+        my $how = pump($sock, \$bytes, \$off, \$buf, $left, 65536) // next;
+        last if $how eq 'idle';
+        return ($buf, $how) if $how =~ /\A(?:eof|reset|error)/;
+        # the server may close before reading everything: read what it said
+        $off = length $bytes if $how =~ /\Awrite error/;
+        $got_at //= Time::HiRes::time() if $off >= length $bytes && $done->();
+        next unless defined $got_at;
+        # with close_wait, the server has that long to close after its last response
+        return ($buf, 'got') unless defined $opt{close_wait};
+        $deadline = $got_at + $opt{close_wait} if $got_at + $opt{close_wait} < $deadline;
     }
-    return ($buf, defined $got_at && !defined $opt{close_wait} ? 'got' : 'timeout');
+    return ($buf, 'timeout');
 }
 
 # Runs one case against $server as a subtest named after it.

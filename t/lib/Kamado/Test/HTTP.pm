@@ -15,7 +15,7 @@ use Test::More ();
 use Time::HiRes ();
 use Kamado::Test qw(start_server);
 
-our @EXPORT_OK = qw(read_until_close read_until served_ok exchange parse_response parse_all wait_for_file
+our @EXPORT_OK = qw(read_until_close read_until served_ok exchange pump parse_response parse_all wait_for_file
     slurp hit_server hits rejects_ok REASON);
 
 our %REASON = (
@@ -71,28 +71,40 @@ sub exchange {
     my ($sock, $bytes, %opt) = @_;
     my $deadline = Time::HiRes::time() + ($opt{timeout} // 10);
     my $piece = $opt{piece} || length($bytes) || 1;
-    my ($buf, $off) = ('', 0);
+    my ($buf, $off, $how) = ('', 0);
     my $blocking = $sock->blocking(0);
     while ((my $left = $deadline - Time::HiRes::time()) > 0) {
-        vec(my $rin = '', fileno $sock, 1) = 1;
-        my $win = '';
-        vec($win, fileno $sock, 1) = 1 if $off < length $bytes;
-        my $ready = select(my $rout = $rin, my $wout = $win, undef, $left);
-        next if $ready < 0 && $!{EINTR};
-        last unless $ready > 0;
-        if (vec($rout, fileno $sock, 1)) {
-            my $n = sysread $sock, $buf, 65536, length $buf;
-            if (defined $n && $n == 0) { $sock->blocking($blocking); return ($buf, 'eof') }
-            if (!defined $n && !$!{EAGAIN}) { $sock->blocking($blocking); return ($buf, $!{ECONNRESET} ? 'reset' : "error: $!") }
-        }
-        if ($off < length $bytes && vec($wout, fileno $sock, 1)) {
-            my $n = syswrite $sock, $bytes, $piece, $off;
-            $off += $n if $n;
-            if (!defined $n && !$!{EAGAIN}) { $sock->blocking($blocking); return ($buf, "write error: $!") }
-        }
+        $how = pump($sock, \$bytes, \$off, \$buf, $left, $piece) // next;
+        last if $how ne 'sent';
     }
     $sock->blocking($blocking);
-    return ($buf, 'timeout');
+    return ($buf, !defined $how || $how eq 'sent' || $how eq 'idle' ? 'timeout' : $how);
+}
+
+# One round of exchange() on a non-blocking socket: waits up to $left
+# seconds, appends what arrived to $$buf, writes up to $piece more bytes of
+# $$bytes from offset $$off. Returns 'sent' to go on; 'idle' when nothing
+# happened in time; 'eof', 'reset' or "error: ..." when reading ended;
+# "write error: ..." when writing failed; undef after a signal.
+sub pump {
+    my ($sock, $bytes, $off, $buf, $left, $piece) = @_;
+    vec(my $rin = '', fileno $sock, 1) = 1;
+    my $win = '';
+    vec($win, fileno $sock, 1) = 1 if $$off < length $$bytes;
+    my $ready = select(my $rout = $rin, my $wout = $win, undef, $left);
+    return undef if $ready < 0 && $!{EINTR};
+    return 'idle' unless $ready > 0;
+    if (vec($rout, fileno $sock, 1)) {
+        my $n = sysread $sock, $$buf, 65536, length $$buf;
+        return 'eof' if defined $n && $n == 0;
+        return $!{ECONNRESET} ? 'reset' : "error: $!" if !defined $n && !$!{EAGAIN};
+    }
+    if ($$off < length $$bytes && vec($wout, fileno $sock, 1)) {
+        my $n = syswrite $sock, $$bytes, $piece, $$off;
+        $$off += $n if $n;
+        return "write error: $!" if !defined $n && !$!{EAGAIN};
+    }
+    return 'sent';
 }
 
 # Parses the response at the start of $bytes strictly, by its own framing
