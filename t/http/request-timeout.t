@@ -24,17 +24,10 @@ sub {
 }
 APP
 
-sub get {
-    my ($path) = @_;
-    my $c = $server->connect;
-    syswrite $c, "GET $path HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
-    return $c;
-}
-
 subtest 'an app past the deadline gets a 504' => sub {
     my $t0 = Time::HiRes::time();
-    my $slow = get('/slow');
-    my $fast = read_response(get('/fast'), timeout => 5);
+    my $slow = $server->send_get('/slow');
+    my $fast = read_response($server->send_get('/fast'), timeout => 5);
     is $fast && $fast->{status}, 200, 'another request is served meanwhile';
     my ($got) = read_until_close($slow, 10);
     my $took = Time::HiRes::time() - $t0;
@@ -48,7 +41,7 @@ subtest 'an app past the deadline gets a 504' => sub {
 
 subtest 'an app that swallows the soft stop is killed' => sub {
     my $t0 = Time::HiRes::time();
-    my $stubborn = get('/stubborn');
+    my $stubborn = $server->send_get('/stubborn');
     my ($got, $how) = read_until_close($stubborn, 10);
     my $took = Time::HiRes::time() - $t0;
     is $got, '', 'no answer';
@@ -59,7 +52,7 @@ subtest 'an app that swallows the soft stop is killed' => sub {
     Time::HiRes::sleep(0.02) until $server->log =~ /killed by --request-timeout/ || Time::HiRes::time() > $deadline;
     like $server->log, qr{GET /stubborn HTTP/1\.1: past --request-timeout \(1 s\): interrupting it}, 'the log names the request';
     like $server->log, qr/worker \d+ exited with signal \d+ \(killed by --request-timeout\)/, 'the master says why the worker died';
-    my $after = read_response(get('/after'), timeout => 5);
+    my $after = read_response($server->send_get('/after'), timeout => 5);
     is $after && $after->{status}, 200, 'and requests are served after';
 };
 done_testing;

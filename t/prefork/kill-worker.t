@@ -27,9 +27,7 @@ sub {
 APP
 
 sub get {
-    my $c = $server->connect;
-    syswrite $c, "GET /fast HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
-    my $res = read_response($c, timeout => 5);
+    my $res = read_response($server->send_get('/fast'), timeout => 5);
     return $res && $res->{status} == 200 ? $res->{body} : undef;
 }
 

@@ -18,12 +18,7 @@ sub {
 }
 APP
 
-sub get {
-    my ($path) = @_;
-    my $c = $server->connect;
-    syswrite $c, "GET $path HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
-    return read_response($c, timeout => 10);
-}
+sub get { read_response($server->send_get($_[0]), timeout => 10) }
 
 my $first = get('/small');
 is $first && $first->{status}, 200, 'a small request';

@@ -14,9 +14,7 @@ my $server = start_server(workers => 1, args => ['--max-worker-age', '1'],
 my (%pids, $errors, $requests);
 my $deadline = Time::HiRes::time() + 15;
 while (keys %pids < 3 && Time::HiRes::time() < $deadline) {
-    my $c = $server->connect;
-    syswrite $c, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
-    my $res = read_response($c, timeout => 5);
+    my $res = read_response($server->send_get('/'), timeout => 5);
     $requests++;
     if ($res && $res->{status} == 200) { $pids{ $res->{body} }++ } else { $errors++ }
     Time::HiRes::sleep(0.01);

@@ -27,9 +27,7 @@ sub eventually {
 
 sub served_ok {
     my ($name) = @_;
-    my $c = $server->connect;
-    syswrite $c, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
-    my $res = read_response($c);
+    my $res = read_response($server->send_get('/'));
     is $res && $res->{status}, 200, "served: $name";
 }
 

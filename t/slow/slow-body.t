@@ -32,9 +32,7 @@ APP
 # A normal request on a new connection: (status or undef, seconds taken).
 sub normal_request {
     my $t0 = Time::HiRes::time();
-    my $c = $server->connect;
-    syswrite $c, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
-    my $res = read_response($c, timeout => 5);
+    my $res = read_response($server->send_get('/'), timeout => 5);
     return ($res && $res->{status}, Time::HiRes::time() - $t0);
 }
 

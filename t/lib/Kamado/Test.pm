@@ -155,6 +155,15 @@ sub connect {
     return $sock;
 }
 
+# Sends "GET $path" (Connection: close) on a new connection; returns the
+# connection, for read_response or read_until_close.
+sub send_get {
+    my ($self, $path) = @_;
+    my $c = $self->connect;
+    syswrite $c, "GET $path HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    return $c;
+}
+
 # Sends bytes on a new connection and returns everything read until the
 # server closes it (or the timeout passes).
 sub raw_request {
