@@ -553,6 +553,17 @@ static void accept_one(kd_loop *l, int li)
     }
 }
 
+/* Moves the unconsumed bytes to the start of the buffer, making room for
+ * more behind them. */
+static void compact(kd_conn *c)
+{
+    if (c->pos > 0) {
+        memmove(c->buf, c->buf + c->pos, c->len - c->pos);
+        c->len -= c->pos;
+        c->pos = 0;
+    }
+}
+
 /* When a body that has delivered `got` bytes times out: --read-timeout
  * after the last read, and never later than --read-timeout plus the time
  * the bytes so far are worth at --min-body-rate (mod_reqtimeout's rule), so
@@ -582,11 +593,7 @@ static int spool_body(kd_loop *l, kd_conn *c, size_t head_len)
     size_t have, take;
     if (c->body_in_file)
         return 1;
-    if (c->pos > 0) {
-        memmove(c->buf, c->buf + c->pos, c->len - c->pos);
-        c->len -= c->pos;
-        c->pos = 0;
-    }
+    compact(c);
     if (c->body_fd < 0) {
         if ((c->body_fd = temp_file()) < 0)
             return 2;
@@ -646,11 +653,7 @@ static int try_parse(kd_loop *l, kd_conn *c)
 {
     int rv = kd_parse_request(c->buf + c->pos, c->len - c->pos, &c->req);
     if (rv == KD_INCOMPLETE) {
-        if (c->pos > 0) {             /* room for the rest of the head */
-            memmove(c->buf, c->buf + c->pos, c->len - c->pos);
-            c->len -= c->pos;
-            c->pos = 0;
-        }
+        compact(c);                   /* room for the rest of the head */
         if (watch(l, c) != 0)
             kd_conn_close(l, c);
         return 0;
@@ -689,11 +692,7 @@ static int try_parse(kd_loop *l, kd_conn *c)
          * Expect: 100-continue the body is not sent before it is asked
          * for, so those requests go to the app at once. */
         double now = kd_now();
-        if (c->pos > 0) {
-            memmove(c->buf, c->buf + c->pos, c->len - c->pos);
-            c->len -= c->pos;
-            c->pos = 0;
-        }
+        compact(c);
         if (c->body_start == 0)
             c->body_start = now;
         c->deadline = body_deadline(l, c, now, (int64_t)(c->len - (size_t)rv));
