@@ -29,6 +29,7 @@ our @TABLE = (
     ['max-connections',        '=i',  1000,   'open connections per worker'],
     ['max-request-body',       '=i',  1073741824, 'largest request body in bytes (413 above it); 0 no limit'],
     ['spool-threshold',        '=i',  1048576,'request bodies larger than this reach the app as a temporary file'],
+    ['error-log',              '=s',  undef,  'file the log (and every process\'s STDERR) is appended to; USR1 reopens it'],
     ['preload',                '!',   1,      'load the app in the master before forking'],
     ['app|a',                  '=s',  undef,  'the PSGI file (or give it as the last argument)'],
     ['env|E',                  '=s',  'deployment', 'PLACK_ENV for the app'],

@@ -6,6 +6,7 @@ use warnings;
 use POSIX qw(WNOHANG);
 use List::Util qw(min max);
 use Time::HiRes ();
+use Kamado::ErrorLog;
 use Kamado::Server;
 
 # The master: binds nothing itself (the listeners come ready), forks the
@@ -27,7 +28,8 @@ sub new {
         max_requests => $args{max_requests} || 0,
         max_age      => $args{max_age} || 0,
         graceful_timeout => $args{graceful_timeout} // 25,
-        on_ready     => $args{on_ready},
+        on_ready     => $args{on_ready},     # once it serves (see run)
+        on_give_up   => $args{on_give_up},   # why, when the app never loads
         log          => $args{log} || sub { print STDERR "[kamado] [$$] @_\n" },
         children     => {},                  # pid => generation
         generation   => 1,
@@ -40,13 +42,14 @@ sub run {
     return $self->_run_single if $self->{workers} == 0;
 
     my %signal;
-    local $0 = "kamado master $0";    # what ps shows
+    local $0 = $0 =~ /^kamado / ? $0 : "kamado master $0";    # what ps shows
     # not local: a second TERM while the master returns must not kill it
     @SIG{qw(TERM QUIT)} = (sub { $signal{stop} = 1 }) x 2;
     $SIG{INT} = sub { $signal{stop} = $signal{now} = 1 };
     $SIG{HUP}  = sub { $signal{restart} = 1 };
     $SIG{TTIN} = sub { $signal{more}++ };
     $SIG{TTOU} = sub { $signal{fewer}++ };
+    $SIG{USR1} = sub { $signal{reopen} = 1 };
     $SIG{CHLD} = sub { $signal{child} = 1 };    # wakes the sleep below
     $SIG{PIPE} = 'IGNORE';
 
@@ -56,10 +59,16 @@ sub run {
     $notice_w->autoflush(1);
     $self->{notice_w} = $notice_w;
 
-    $self->{on_ready}->() if $self->{on_ready};
+    # it serves once workers are forked from the preloaded app, or once
+    # the first worker has loaded it
+    $self->{on_ready}->() if $self->{on_ready} && $self->{app};
     my $last_failure = 0;
     while (!$signal{stop}) {
         $self->_read_notices($notice_r);
+        if (delete $signal{reopen}) {
+            Kamado::ErrorLog->reopen;
+            kill USR1 => keys $self->{children}->%*;
+        }
         if (delete $signal{restart}) {
             $self->{log}->('HUP: replacing the workers');
             $self->{generation}++;
@@ -68,7 +77,9 @@ sub run {
         $self->_resize(delete $signal{more}, delete $signal{fewer});
         $self->_reap(\$last_failure);
         if ($self->{load_failures} >= LOAD_TRIES) {
-            $self->{log}->("giving up: the app failed to load in $self->{load_failures} workers in a row");
+            my $why = "giving up: the app failed to load in $self->{load_failures} workers in a row";
+            $self->{log}->($why);
+            $self->{on_give_up}->($why) if $self->{on_give_up};
             $self->_shutdown;
             return 1;
         }
@@ -82,7 +93,7 @@ sub run {
             next;
         }
         delete $signal{child};
-        next if $signal{child} || $signal{stop} || $signal{restart} || $signal{more} || $signal{fewer};
+        next if $signal{child} || $signal{stop} || $signal{restart} || $signal{more} || $signal{fewer} || $signal{reopen};
         vec(my $rin = '', fileno $notice_r, 1) = 1;
         # a signal or a notice ends the wait
         select $rin, undef, undef, $current < $self->{workers} && $wait < 1 ? $wait : 1;
@@ -110,7 +121,7 @@ sub _resize {
 # Signals are blocked across fork: one arriving before the worker has set
 # its own handlers would run the master's (which only sets a flag the
 # worker never looks at), and the worker would miss the master's one TERM.
-my $FORK_SIGNALS = POSIX::SigSet->new(map { POSIX->can("SIG$_")->() } qw(TERM QUIT INT HUP TTIN TTOU));
+my $FORK_SIGNALS = POSIX::SigSet->new(map { POSIX->can("SIG$_")->() } qw(TERM QUIT INT HUP TTIN TTOU USR1));
 
 sub _spawn {
     my ($self) = @_;
@@ -134,11 +145,12 @@ sub _spawn {
 sub _worker_main {
     my ($self, $master, $mask) = @_;
     my ($server, $stop);
-    $0 =~ s/^kamado master/kamado worker/;
+    $0 =~ s/^kamado (?:master|generation \d+)/kamado worker/;
     # a stop that comes while the app loads is acted on once the server exists
     $SIG{$_} = sub { $stop = 1; $server->stop if $server } for qw(TERM QUIT);
     $SIG{INT} = sub { POSIX::_exit(0) };    # at once, mid-request or not
     $SIG{$_} = 'IGNORE' for qw(HUP TTIN TTOU);    # the master's business
+    $SIG{USR1} = sub { Kamado::ErrorLog->reopen };
     POSIX::sigprocmask(POSIX::SIG_SETMASK(), $mask);
     Kamado::set_parent_death_signal(POSIX::SIGTERM());
     POSIX::_exit(0) if getppid != $master;    # it died before the line above
@@ -181,6 +193,7 @@ sub _read_notices {
         while ($buf =~ /^(retire|loaded) (\d+)$/mg) {
             if ($1 eq 'loaded') {
                 $self->{load_failures} = 0;
+                $self->{on_ready}->() if $self->{on_ready} && !$self->{said_ready}++;
             } elsif (exists $self->{children}{$2}) {
                 $self->{children}{$2} = 0;    # retired: its replacement starts now
             }

@@ -6,7 +6,10 @@ use warnings;
 use Kamado;
 use Kamado::Listener;
 use Kamado::Options;
+use Kamado::ErrorLog;
 use Kamado::Prefork;
+use Kamado::Supervisor;
+use Plack::Util ();
 use Scalar::Util ();
 use overload ();
 
@@ -35,14 +38,13 @@ sub run_cli {
     }
     my $file = $opt->{app} // 'app.psgi';
     die "kamado: app file '$file' not found\n" unless -f $file;
-    my $loader = sub { Plack::Util::load_psgi($file) };
-    my $app;
-    if ($opt->{preload}) {
-        $app = eval { $loader->() } // die "kamado: can't load $file: $@";
-        die "kamado: can't load $file: it returned " . (ref $app || "'$app'") . ", not a PSGI application (a code reference)\n"
+    my $loader = sub {
+        my $app = eval { Plack::Util::load_psgi($file) } // die "can't load $file: $@";
+        die "can't load $file: it returned " . (ref $app || "'$app'") . ", not a PSGI application (a code reference)\n"
             unless _is_app($app);
-    }
-    return $class->serve($opt, app => $app, loader => $loader);
+        return $app;
+    };
+    return $class->serve($opt, loader => $loader);
 }
 
 sub _is_app {
@@ -50,25 +52,26 @@ sub _is_app {
     return ref $app eq 'CODE' || (Scalar::Util::blessed($app) && overload::Method($app, '&{}'));
 }
 
-# Binds (or inherits) the listeners and runs the master.
+# Binds (or inherits) the listeners and runs the master: a
+# Kamado::Supervisor over generations of workers (app => an app already
+# loaded, as plackup gives it, or loader => code that loads it).
 sub serve {
     my ($class, $opt, %app) = @_;
+    Kamado::ErrorLog->open_file($opt->{error_log}) if defined $opt->{error_log};
     my @listeners = $class->listeners($opt);
-    my $prefork = Kamado::Prefork->new(
+    my $on_ready = sub {
+        print STDERR "[kamado] [$$] accepting connections at ", join(', ', map { $_->name } @listeners),
+            " with $opt->{workers} workers\n";
+        $opt->{server_ready}->({
+            host => $listeners[0]->host, port => $listeners[0]->port,
+            proto => 'http', server_software => 'Kamado',
+        }) if $opt->{server_ready};
+    };
+    my %prefork = (
         workers      => $opt->{workers},
         max_requests => $opt->{max_reqs_per_child},
         max_age      => $opt->{max_worker_age},
         graceful_timeout => $opt->{graceful_timeout},
-        app          => $app{app},
-        loader       => $app{loader},
-        on_ready     => sub {
-            print STDERR "[kamado] [$$] accepting connections at ", join(', ', map { $_->name } @listeners),
-                " with $opt->{workers} workers\n";
-            $opt->{server_ready}->({
-                host => $listeners[0]->host, port => $listeners[0]->port,
-                proto => 'http', server_software => 'Kamado',
-            }) if $opt->{server_ready};
-        },
         server_args => {
             listeners       => \@listeners,
             spool_threshold => $opt->{spool_threshold},
@@ -81,7 +84,19 @@ sub serve {
             },
         },
     );
-    my $status = $prefork->run;
+    my $loader = $app{loader} // do { my $app = $app{app}; sub { $app } };
+    my $status;
+    if ($opt->{workers} == 0) {
+        # serves in this process (debugging, profiling): no generations
+        $status = Kamado::Prefork->new(%prefork, app => $loader->(), on_ready => $on_ready)->run;
+    } else {
+        $status = Kamado::Supervisor->new(
+            prefork_args => \%prefork,
+            loader       => $loader,
+            preload      => $opt->{preload} || !$app{loader},
+            on_ready     => $on_ready,
+        )->run;
+    }
     # a late TERM (a second one, or systemd's) must not turn a clean exit
     # into death by signal while Perl shuts down
     $SIG{$_} = 'IGNORE' for qw(TERM QUIT INT HUP);

@@ -11,7 +11,7 @@ use Time::HiRes ();
 use Kamado::Test qw(start_server);
 
 my $t0 = Time::HiRes::time();
-my $server = start_server(workers => 2, args => ['--no-preload'], app => <<'APP');
+my $server = start_server(workers => 2, args => ['--no-preload'], no_wait => 1, app => <<'APP');
 die "this app is broken\n";
 APP
 my $status = $server->wait_exit(20);
@@ -23,4 +23,5 @@ my @fails = $log =~ /worker can't load the app: .*: this app is broken$/mg;
 cmp_ok scalar @fails, '>=', 5, scalar(@fails) . ' workers said why they failed';
 cmp_ok scalar @fails, '<=', 6, 'no more than a round past the fifth';
 like $log, qr/giving up: the app failed to load in \d+ workers in a row/, 'the master says it gives up';
+unlike $log, qr/accepting connections/, 'and never said it accepted connections: no worker ever served';
 done_testing;

@@ -92,17 +92,32 @@ sub wait_ready {
     die "kamado did not start:\n" . $self->log;
 }
 
-# The pids of the master's children (its workers), from /proc.
+# The pids of the workers, from /proc: the master's grandchildren, under
+# the generation that serves (or under each, while one replaces another).
 sub workers {
     my ($self) = @_;
-    my @kids;
+    my %kids;
     for my $stat (glob '/proc/[0-9]*/stat') {
         open my $fh, '<', $stat or next;
         my $line = <$fh> // next;
         my ($pid, $ppid) = $line =~ /^(\d+) \(.*\) \S+ (\d+)/s or next;
-        push @kids, $pid if $ppid == $self->{pid};
+        push $kids{$ppid}->@*, $pid;
     }
-    return @kids;
+    return map { ($kids{$_} // [])->@* } $self->generations;
+}
+
+# The pids of the generation processes (see Kamado::Supervisor); the
+# master itself with --workers 0.
+sub generations {
+    my ($self) = @_;
+    my @gens;
+    for my $stat (glob '/proc/[0-9]*/stat') {
+        open my $fh, '<', $stat or next;
+        my $line = <$fh> // next;
+        my ($pid, $ppid) = $line =~ /^(\d+) \(.*\) \S+ (\d+)/s or next;
+        push @gens, $pid if $ppid == $self->{pid};
+    }
+    return @gens;
 }
 
 # What the server wrote to STDERR so far.

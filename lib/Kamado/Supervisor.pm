@@ -1,0 +1,279 @@
+package Kamado::Supervisor;
+use 5.024;
+use strict;
+use warnings;
+
+use POSIX qw(WNOHANG);
+use Time::HiRes ();
+use Kamado;
+use Kamado::ErrorLog;
+use Kamado::Prefork;
+
+# The process kamado's users signal. It never loads the application: it
+# forks a generation, a process that loads the app afresh (its modules
+# are not in the supervisor, so they are compiled from the files on disk
+# again) and runs a Kamado::Prefork master over its workers. HUP starts a
+# new generation next to the serving one, and only once the new one serves
+# is the old one told to drain (TERM): both accept on the same listening
+# sockets meanwhile, so no connection is refused. When the new code fails
+# to load, the old generation keeps serving and the error is logged.
+# Signal handlers only set flags; the loop in run() acts on them.
+
+sub new {
+    my ($class, %args) = @_;
+    return bless {
+        prefork_args => $args{prefork_args},   # for Kamado::Prefork->new
+        loader       => $args{loader},         # returns the app; dies on failure
+        preload      => $args{preload},        # load in the generation, or in each worker
+        on_ready     => $args{on_ready},       # once the first generation serves
+        log          => $args{log} || sub { print STDERR "[kamado] [$$] @_\n" },
+        generations  => {},                    # pid => { number, status pipe, state }
+        number       => 0,
+    }, $class;
+}
+
+# Returns the exit code; dies "kamado: ..." when the first generation
+# cannot load the app.
+sub run {
+    my ($self) = @_;
+    my %signal;
+    local $0 = "kamado master $0";
+    @SIG{qw(TERM QUIT)} = (sub { $signal{stop} = 1 }) x 2;
+    $SIG{INT}  = sub { $signal{stop} = $signal{now} = 1 };
+    $SIG{HUP}  = sub { $signal{reload} = 1 };
+    $SIG{TTIN} = sub { $signal{TTIN}++ };
+    $SIG{TTOU} = sub { $signal{TTOU}++ };
+    $SIG{USR1} = sub { $signal{USR1}++ };
+    $SIG{CHLD} = sub { $signal{child} = 1 };
+    $SIG{PIPE} = 'IGNORE';
+
+    my $first = $self->_start_generation;
+    my ($ready, $why, $status) = $self->_wait_for($first, \%signal);
+    if (!defined $ready) {
+        $self->_stop_all(\%signal);
+        return 0;                           # stopped while loading
+    }
+    if (!$ready) {
+        return 1 if $status == 1 << 8;      # it gave up, and logged why
+        die "kamado: $why\n";
+    }
+    $self->{current} = $first;
+    $self->{on_ready}->() if $self->{on_ready};
+
+    my $last_crash = 0;
+    while (!$signal{stop}) {
+        delete $signal{child};
+        if (delete $signal{reload}) {
+            if ($self->{pending}) {
+                $self->{log}->('HUP: a new generation is still loading; this HUP is ignored');
+            } else {
+                $self->{log}->('HUP: loading the application afresh in a new generation');
+                $self->{pending} = $self->_start_generation;
+            }
+        }
+        for my $sig (qw(TTIN TTOU USR1)) {
+            my $n = delete $signal{$sig} or next;
+            Kamado::ErrorLog->reopen if $sig eq 'USR1';
+            kill $sig => $self->{current} for 1 .. $n;    # (none while it is being replaced)
+        }
+        $self->_check_pending;
+        my $status = $self->_reap;
+        if (defined $status) {
+            # the serving generation ended by itself: it gave up (its
+            # workers could not load the app), or was killed
+            return 1 if $status == 1 << 8;
+            $last_crash = Time::HiRes::time();
+        }
+        if (!$self->{current} && !$self->{pending} && Time::HiRes::time() >= $last_crash + 1) {
+            $self->{log}->('starting a new generation to replace it');
+            $self->{pending} = $self->_start_generation;
+        }
+        next if $signal{child} || $signal{reload} || $signal{stop};
+        my $rin = '';
+        vec($rin, fileno $self->{generations}{ $self->{pending} }{status}, 1) = 1 if $self->{pending};
+        select $rin, undef, undef, 1;       # a signal or the pending generation's word ends it
+    }
+    $self->_stop_all(\%signal);
+    return 0;
+}
+
+# Forks a generation; returns its pid. It says "ready" on its status pipe
+# once it serves, or the error that stopped it.
+sub _start_generation {
+    my ($self) = @_;
+    my $number = ++$self->{number};
+    pipe(my $status_r, my $status_w) or die "kamado: can't create a pipe: $!\n";
+    my $signals = POSIX::SigSet->new(map { POSIX->can("SIG$_")->() } qw(TERM QUIT INT HUP TTIN TTOU USR1));
+    my $old = POSIX::SigSet->new;
+    POSIX::sigprocmask(POSIX::SIG_BLOCK(), $signals, $old);
+    my $pid = fork;
+    if (!defined $pid) {
+        POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
+        die "kamado: can't fork a generation: $!\n";
+    }
+    if ($pid) {
+        POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
+        close $status_w;
+        $self->{generations}{$pid} = { number => $number, status => $status_r, said => '' };
+        return $pid;
+    }
+    close $status_r;
+    $status_w->autoflush(1);
+    $self->_generation_main($number, $status_w, $old);
+}
+
+sub _generation_main {
+    my ($self, $number, $status_w, $mask) = @_;
+    my $supervisor = getppid;
+    $0 =~ s/^kamado master/kamado generation $number/;
+    # until Prefork sets its own: a stop while loading ends the load
+    $SIG{$_} = 'DEFAULT' for qw(TERM QUIT INT);
+    $SIG{$_} = 'IGNORE' for qw(HUP TTIN TTOU USR1);
+    $SIG{CHLD} = 'DEFAULT';
+    POSIX::sigprocmask(POSIX::SIG_SETMASK(), $mask);
+    Kamado::set_parent_death_signal(POSIX::SIGTERM());
+    POSIX::_exit(0) if getppid != $supervisor;
+    my $app;
+    if ($self->{preload}) {
+        $app = eval { $self->{loader}->() };
+        if (!$app) {
+            syswrite $status_w, ($@ =~ s/\s+\z//r) . "\n";
+            POSIX::_exit(2);
+        }
+    }
+    my $prefork = Kamado::Prefork->new(
+        $self->{prefork_args}->%*,
+        app      => $app,
+        loader   => $self->{loader},
+        on_ready => sub { syswrite $status_w, "ready\n" },
+        on_give_up => sub { syswrite $status_w, "$_[0]\n" },
+    );
+    my $status = eval { $prefork->run } // do { $self->{log}->("generation $number failed: $@"); 1 };
+    POSIX::_exit($status);              # never the supervisor's END blocks
+}
+
+# Waits until generation $pid serves (returns 1) or fails (returns 0, why,
+# its wait status); undef when a stop signal came first.
+sub _wait_for {
+    my ($self, $pid, $signal) = @_;
+    my $gen = $self->{generations}{$pid};
+    until ($signal->{stop}) {
+        my $said = $self->_read_status($gen);
+        return 1 if $said =~ /^ready$/m;
+        if (waitpid($pid, WNOHANG) == $pid) {
+            my $status = $?;
+            delete $self->{generations}{$pid};
+            $said = $self->_read_status($gen);
+            return (0, $said =~ s/\s+\z//r || 'the first generation exited with ' . _how($status), $status);
+        }
+        vec(my $rin = '', fileno $gen->{status}, 1) = 1;
+        select $rin, undef, undef, 0.2;
+    }
+    return undef;
+}
+
+# Everything the generation wrote on its status pipe so far.
+sub _read_status {
+    my ($self, $gen) = @_;
+    vec(my $rin = '', fileno $gen->{status}, 1) = 1;
+    while (select(my $rout = $rin, undef, undef, 0) > 0) {
+        sysread($gen->{status}, my $buf, 4096) or last;
+        $gen->{said} .= $buf;
+    }
+    return $gen->{said};
+}
+
+# The new generation serves: the old one drains. Or it failed: the old
+# one goes on (reaped by _reap).
+sub _check_pending {
+    my ($self) = @_;
+    my $pid = $self->{pending} or return;
+    my $gen = $self->{generations}{$pid} or return;
+    return unless $self->_read_status($gen) =~ /^ready$/m;
+    delete $self->{pending};
+    if (my $old = $self->{current}) {
+        $self->{log}->("generation $gen->{number} serves; generation $self->{generations}{$old}{number} finishes its requests and exits");
+        kill TERM => $old;
+    }
+    $self->{current} = $pid;
+}
+
+# Returns the wait status of the current generation when it ended.
+sub _reap {
+    my ($self) = @_;
+    my $current_status;
+    while ((my $pid = waitpid(-1, WNOHANG)) > 0) {
+        my $gen = delete $self->{generations}{$pid} // next;
+        my $status = $?;
+        if ($self->{pending} && $pid == $self->{pending}) {
+            delete $self->{pending};
+            my $said = $self->_read_status($gen) =~ s/\s+\z//r;
+            $self->{log}->("generation $gen->{number} failed to start ("
+                . ($said || _how($status)) . ')'
+                . ($self->{current} ? "; generation $self->{generations}{$self->{current}}{number} keeps serving" : ''));
+        } elsif ($self->{current} && $pid == $self->{current}) {
+            delete $self->{current};
+            $self->{log}->("generation $gen->{number} exited with " . _how($status));
+            $current_status = $status;
+        }
+    }
+    return $current_status;
+}
+
+sub _how {
+    my ($status) = @_;
+    return $status & 127 ? 'signal ' . ($status & 127) : 'status ' . ($status >> 8);
+}
+
+# TERM or INT to every generation (each drains or stops its workers as
+# Kamado::Prefork does), then wait for them all; an INT while they drain
+# stops them at once.
+sub _stop_all {
+    my ($self, $signal) = @_;
+    my $gens = $self->{generations};
+    my $sent = $signal->{now} ? 'INT' : 'TERM';
+    kill $sent, keys %$gens;
+    while (%$gens) {
+        if ($signal->{now} && $sent ne 'INT') {
+            kill INT => keys %$gens;
+            $sent = 'INT';
+        }
+        my $pid = waitpid(-1, WNOHANG);
+        last if $pid < 0;
+        if ($pid > 0) {
+            delete $gens->{$pid};
+            next;
+        }
+        Time::HiRes::sleep(0.05);           # SIGCHLD cuts it short
+    }
+}
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::Supervisor - the master process: loads the app in generations and
+replaces them on HUP
+
+=head1 DESCRIPTION
+
+    kamado master app.psgi              (this module: signals, generations)
+     \_ kamado generation 1 app.psgi    (Kamado::Prefork: the app, workers)
+         \_ kamado worker app.psgi
+         \_ kamado worker app.psgi
+
+The supervisor never loads the application, so each generation compiles
+it from the files on disk: HUP loads new code even when the app is
+preloaded (where Starman's HUP only re-forks workers from the code the
+master already holds). Modules loaded before the app (C<-M>) stay as the
+supervisor loaded them.
+
+=head1 SIGNALS
+
+TERM, QUIT and INT go to every generation (see L<Kamado::Prefork>); HUP
+starts a new generation and, once it serves, tells the old one to drain;
+TTIN, TTOU and USR1 go to the serving generation, and USR1 also reopens
+C<--error-log> in the supervisor.
+
+=cut
