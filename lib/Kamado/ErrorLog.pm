@@ -20,6 +20,8 @@ sub open_file {
     return 1;
 }
 
+sub path { $path }
+
 # USR1: a no-op without --error-log. On failure the old file stays in use
 # and the failure is logged there.
 sub reopen {

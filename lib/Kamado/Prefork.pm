@@ -261,7 +261,14 @@ __END__
 
 =head1 NAME
 
-Kamado::Prefork - the master process: forks, watches and replaces workers
+Kamado::Prefork - one generation's master: forks, watches and replaces
+workers
+
+=head1 DESCRIPTION
+
+Runs in a generation process under L<Kamado::Supervisor> (or, with
+C<--workers 0>, serves in the process itself). The signals below are the
+ones the supervisor passes on.
 
 =head1 SIGNALS
 
@@ -281,7 +288,12 @@ the master exits.
 
 =item HUP
 
-Replace the workers with new ones.
+Replace the workers with new ones, forked from the same code. (The
+supervisor does not send it: its HUP replaces the whole generation.)
+
+=item USR1
+
+Reopen C<--error-log>, here and in every worker.
 
 =item TTIN, TTOU
 

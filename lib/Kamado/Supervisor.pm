@@ -73,7 +73,7 @@ sub run {
         }
         for my $sig (qw(TTIN TTOU USR1)) {
             my $n = delete $signal{$sig} or next;
-            Kamado::ErrorLog->reopen if $sig eq 'USR1';
+            $self->{log}->('USR1: reopened ' . Kamado::ErrorLog->path) if $sig eq 'USR1' && Kamado::ErrorLog->reopen && Kamado::ErrorLog->path;
             kill $sig => $self->{current} for 1 .. $n;    # (none while it is being replaced)
         }
         $self->_check_pending;

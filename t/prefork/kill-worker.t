@@ -1,6 +1,7 @@
-# A worker killed with KILL while it serves a request: only that request
-# fails (its connection closes without an answer), other clients are served
-# throughout, the master logs it and starts a replacement.
+# A worker killed with KILL while it serves a request, under load: only
+# that request fails (its connection closes without an answer), the other
+# clients are served throughout, the master logs it and starts a
+# replacement.
 use strict;
 use warnings;
 use lib 't/lib';
@@ -9,6 +10,7 @@ use File::Temp qw(tempdir);
 use Time::HiRes ();
 use Kamado::Test qw(start_server read_response);
 use Kamado::Test::HTTP qw(wait_for_file read_until_close);
+use Kamado::Test::Load;
 
 my $dir = tempdir(CLEANUP => 1);
 local $ENV{KT_DIR} = $dir;
@@ -35,6 +37,8 @@ my $slow = $server->connect;
 syswrite $slow, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n";
 ok wait_for_file("$dir/busy"), 'a request is in the app';
 my $victim = do { open my $fh, '<', "$dir/busy" or die; local $/; <$fh> };
+my $load = Kamado::Test::Load->start($server, clients => 2, path => '/fast');
+my $keepalive = Kamado::Test::Load->start($server, clients => 1, keepalive => 1, path => '/fast');
 kill KILL => $victim;
 my ($got, $how) = read_until_close($slow, 5);
 is $got, '', 'the killed request got no answer';
@@ -56,4 +60,12 @@ until (Time::HiRes::time() > $deadline) {
 }
 ok @workers == 2 && !grep({ $_ == $victim } @workers), 'a replacement runs beside the survivor';
 like $server->log, qr/worker \Q$victim\E exited with signal 9/, 'the master logged the death';
+ok $load->wait_for_requests(500) && $keepalive->wait_for_requests(500), 'the load went on';
+for ([$load, 'new connections'], [$keepalive, 'keep-alive']) {
+    my ($l, $name) = @$_;
+    my $r = $l->stop;
+    cmp_ok $r->{total}, '>=', 500, "$name: $r->{total} requests";
+    is_deeply $r->{errors}, [], "$name: no connection errors";
+    is_deeply [keys $r->{status}->%*], ['200'], "$name: every answer was 200";
+}
 done_testing;

@@ -10,6 +10,7 @@ use IO::Socket::UNIX;
 use POSIX ();
 use Time::HiRes ();
 use Kamado::Test qw(app_file read_response);
+use Kamado::Test::Load;
 
 my $start_server = `sh -c 'command -v start_server'`;
 chomp $start_server;
@@ -49,6 +50,9 @@ my $first = get();
 like $first, qr/^pid \d+\z/, 'served through the socket start_server bound';
 unlike `cat $dir/log`, qr/Can't listen/, 'kamado did not bind a socket of its own';
 
+my $connect = sub { IO::Socket::UNIX->new(Peer => $sock) };
+my $load = Kamado::Test::Load->start($connect, clients => 2);
+my $keepalive = Kamado::Test::Load->start($connect, clients => 1, keepalive => 1);
 my $generation = sub { open my $fh, '<', "$dir/status" or return ''; local $/; <$fh> // '' };
 my $before = $generation->();
 kill HUP => $pid;
@@ -59,6 +63,17 @@ wait_for {
     $generation->() ne $before && defined $body && $body ne $first;
 } 'the second generation';
 is $failed, 0, "no request failed during the restart ($served served)";
+my ($old_kamado) = $before =~ /^\d+:(\d+)$/m;
+like $old_kamado, qr/^\d+\z/, 'the status file named the first kamado';
+wait_for { !kill 0, $old_kamado } 'the first kamado to exit';
+ok $load->wait_for_requests(1000) && $keepalive->wait_for_requests(1000), 'the load went on';
+for ([$load, 'new connections'], [$keepalive, 'keep-alive']) {
+    my ($l, $name) = @$_;
+    my $r = $l->stop;
+    cmp_ok $r->{total}, '>=', 1000, "$name: $r->{total} requests during the restart";
+    is_deeply $r->{errors}, [], "$name: no connection errors";
+    is_deeply [keys $r->{status}->%*], ['200'], "$name: every answer was 200";
+}
 
 kill TERM => $pid;
 waitpid $pid, 0;

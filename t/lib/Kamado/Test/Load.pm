@@ -18,7 +18,8 @@ use Kamado::Test qw(read_response);
 
 use constant { MAX_SECONDS => 60, MAX_REQUESTS => 20_000 };
 
-# start(server, clients => N, keepalive => 0|1, path => '/')
+# start(server, clients => N, keepalive => 0|1, path => '/'); server is a
+# Kamado::Test server, or a code reference returning a connected socket.
 sub start {
     my ($class, $server, %opt) = @_;
     my $dir = File::Temp::tempdir(CLEANUP => 1);
@@ -52,7 +53,7 @@ sub _client {
     };
     while (!$stop && $done < MAX_REQUESTS && Time::HiRes::time() < $deadline) {
         if (!$c) {
-            $c = eval { $server->connect };
+            $c = eval { ref $server eq 'CODE' ? $server->() : $server->connect };
             if (!$c) {
                 push @errors, "connect: $!";
                 next;
