@@ -799,7 +799,10 @@ void kd_loop_stop_accepting(kd_loop *l)
     for (fd = 0; fd < l->conns_cap; fd++) {
         kd_conn *c = l->conns[fd];
         if (c && c->open && !c->serving && !c->flushing && c->pos == c->len) {
-            double idle_since = c->deadline - l->keepalive_timeout;
+            /* (a new connection's clock runs from its accept: its client
+             * is about to send the first request, so it too gets
+             * DRAIN_IDLE, not a close now) */
+            double idle_since = c->deadline - (c->requests > 0 ? l->keepalive_timeout : l->header_timeout);
             if (idle_since + DRAIN_IDLE < c->deadline)
                 c->deadline = idle_since + DRAIN_IDLE > now ? idle_since + DRAIN_IDLE : now;
         }

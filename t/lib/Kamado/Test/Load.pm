@@ -55,6 +55,7 @@ sub _client {
         if (!$c) {
             $c = eval { ref $server eq 'CODE' ? $server->() : $server->connect };
             if (!$c) {
+                last if $stop;                # interrupted by the stop itself
                 push @errors, "connect: $!";
                 next;
             }
@@ -67,6 +68,7 @@ sub _client {
         }
         $done++;
         if (!$res) {
+            last if $stop;
             push @errors, "request $done: no complete response ($!)";
             undef $c;
             next;
