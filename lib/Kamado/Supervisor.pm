@@ -215,6 +215,8 @@ sub _reap {
             delete $self->{current};
             $self->{log}->("generation $gen->{number} exited with " . _how($status));
             $current_status = $status;
+        } else {
+            $self->{log}->("generation $gen->{number} has finished" . ($status ? ' (' . _how($status) . ')' : ''));
         }
     }
     return $current_status;
