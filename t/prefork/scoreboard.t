@@ -70,10 +70,13 @@ is_deeply [sort { $a <=> $b } map { $_->{pid} } slots()], [sort { $a <=> $b } $s
     'their slots hold the pids of the master\'s children';
 is_deeply [sort map { $_->{generation} } slots()], [1, 1], 'generation 1';
 
-# in the app
-my $c = $server->send_get('/block?x=1');
+# in the app; a long request line is cut at 95 bytes
+my $target = '/block?x=' . ('a' x 200);
+my $line = substr "GET $target", 0, 95;
+my $c = $server->send_get($target);
 my $busy;
-ok eventually(sub { ($busy) = in_state('app', 'GET /block?x=1'); $busy }), 'state app, with the request line';
+ok eventually(sub { ($busy) = in_state('app', $line); $busy }), 'state app, with the request line (cut at 95 bytes)'
+    or diag explain [slots()];
 ok +(grep { $_ == $busy->{pid} } $server->workers), 'the pid is a worker\'s';
 is $busy->{connections}, 1, 'one connection';
 my $before = $busy->{requests};
@@ -83,7 +86,7 @@ my $res = read_response($c);
 is $res && $res->{body}, $busy->{pid}, 'answered by that worker';
 ok eventually(sub { my $s = slot_of($busy->{pid}); $s->{state} eq 'idle' && $s->{requests} == $before + 1 }),
     'then idle, with one more request served';
-is slot_of($busy->{pid})->{request}, 'GET /block?x=1', 'the last request line stays';
+is slot_of($busy->{pid})->{request}, $line, 'the last request line stays';
 
 # reading a body the app asked for (Expect: 100-continue reaches the app first)
 $c = $server->connect;
@@ -146,6 +149,12 @@ ok eventually(sub {
 is $replacement->{requests}, 0, 'which starts from 0 requests';
 ok +(grep { $_ == $replacement->{pid} } $server->workers), 'a worker of the master';
 is scalar(slots()), 2, 'two slots in use';
+
+# HUP: a new generation, in slots the old one has left
+kill HUP => $server->pid;
+ok eventually(sub { my @s = slots(); @s == 2 && !grep { $_->{generation} != 2 || $_->{state} ne 'idle' } @s }),
+    'after HUP, two idle workers of generation 2'
+    or diag explain [slots()];
 
 is $server->stop, 0, 'the server stops cleanly';
 ok !slots(), 'every slot free at exit';
