@@ -565,7 +565,7 @@ CODE:
         int e = errno;
         Safefree(RETVAL);
         errno = e;
-        croak("Can't create the scoreboard%s%s: %s", path ? " " : "", path ? path : "", strerror(e));
+        croak("Can't create the scoreboard%s%s: %s\n", path ? " " : "", path ? path : "", strerror(e));
     }
 }
 OUTPUT:
