@@ -31,7 +31,10 @@ int kd_sb_create(kd_sb *sb, unsigned nslots, const char *path)
     }
     len = sb_len(nslots);
     if (path) {
-        fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        /* request lines can carry secrets in their query strings: the
+         * owner only, unless the file already exists with another mode;
+         * never through a symbolic link (a shared directory like /tmp) */
+        fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (fd < 0)
             return -1;
         if (ftruncate(fd, (off_t)len) != 0) {

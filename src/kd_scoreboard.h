@@ -66,7 +66,8 @@ typedef struct {
 } kd_sb;
 
 /* Maps a new scoreboard of nslots free slots: anonymous when path is NULL,
- * else in that file (created or truncated, mode 0644). 0 or -1 with errno. */
+ * else in that file (created with mode 0600, or truncated keeping its mode;
+ * not a symbolic link: ELOOP). 0 or -1 with errno. */
 int kd_sb_create(kd_sb *sb, unsigned nslots, const char *path);
 
 /* Maps an existing scoreboard file read-only. 0, or -1 with errno

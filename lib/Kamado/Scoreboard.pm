@@ -41,7 +41,8 @@ while it changes. See L<kamado/SCOREBOARD> for what the fields mean.
 =item new(SLOTS[, FILE])
 
 Maps a new scoreboard with SLOTS free slots: anonymous shared memory, or
-FILE (created or truncated). Croaks on failure.
+FILE (created with mode 0600, or truncated keeping its mode; not a
+symbolic link). Croaks on failure.
 
 =item attach(FILE)
 

@@ -97,6 +97,14 @@ static void test_file(void)
     close(fd);
     errno = 0;
     ok(kd_sb_attach(&rd, path) == -1 && errno == EINVAL, "attach: an empty file is no board");
+    {
+        char link[sizeof path + 5];
+        snprintf(link, sizeof link, "%s.link", path);
+        errno = 0;
+        ok(symlink(path, link) == 0 && kd_sb_create(&sb, 3, link) == -1 && errno == ELOOP,
+           "create: no symbolic link");
+        unlink(link);
+    }
     ok(kd_sb_create(&sb, 3, path) == 0, "a file-backed board");
     kd_sb_claim(&sb, 2, 1);
     sb.slots[2].pid = 1234;

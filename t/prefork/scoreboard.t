@@ -58,6 +58,7 @@ sub eventually {
 my $board = Kamado::Scoreboard->attach($file);
 ok $board, 'the scoreboard file can be attached' or BAIL_OUT("attach $file: $!");
 is $board->master_pid, $server->pid, 'it names the master';
+is sprintf('%o', (stat $file)[2] & 07777), '600', 'readable by its owner only (request lines may hold secrets)';
 cmp_ok $board->size, '>=', 2, 'a slot per worker at least';
 
 sub slots { grep { $_->{state} ne 'free' } $board->slots }
