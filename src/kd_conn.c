@@ -732,11 +732,11 @@ int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out)
     struct epoll_event evs[EVENTS_PER_WAIT];
     int n, i;
 
-    if (l->sb && l->sb->state != KD_SB_IDLE) {
+    if (l->sb && l->sb->state != (l->draining ? KD_SB_DRAINING : KD_SB_IDLE)) {
         /* back from a request (or, the first time, from starting) */
-        if (l->sb->state != KD_SB_STARTING)
+        if (l->sb->state >= KD_SB_READING && l->sb->state <= KD_SB_WRITING)
             l->sb->requests++;
-        kd_sb_set_state(l->sb, KD_SB_IDLE);
+        kd_sb_set_state(l->sb, l->draining ? KD_SB_DRAINING : KD_SB_IDLE);
     }
     for (;;) {
         kd_conn *c;
@@ -805,7 +805,7 @@ void kd_loop_scoreboard(kd_loop *l, kd_sb_slot *slot)
     l->sb = slot;
     if (slot) {
         slot->connections = (uint32_t)l->nopen;
-        kd_sb_set_state(slot, KD_SB_IDLE);
+        kd_sb_set_state(slot, l->draining ? KD_SB_DRAINING : KD_SB_IDLE);
     }
 }
 
@@ -820,6 +820,8 @@ void kd_loop_stop_accepting(kd_loop *l)
         return;                       /* the grace below is granted once */
     set_listening(l, 0);
     l->draining = 1;
+    if (l->sb && l->sb->state == KD_SB_IDLE)
+        kd_sb_set_state(l->sb, KD_SB_DRAINING);   /* else once the request is done */
     /* A connection idle for a while is a pooled one, as unlikely to send
      * now as at any keep-alive expiry: it gets DRAIN_IDLE more seconds,
      * not its whole keep-alive timeout. */

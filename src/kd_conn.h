@@ -106,9 +106,9 @@ void kd_loop_free(kd_loop *l);
 int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out);
 
 /* Reports this loop's state in a scoreboard slot from now on (NULL: no
- * longer): idle in kd_loop_next, reading in kd_conn_read_body, app from a
- * returned head, writing from kd_loop_writing; the open connections, and
- * the requests served. */
+ * longer): idle in kd_loop_next (draining once kd_loop_stop_accepting was
+ * called), reading in kd_conn_read_body, app from a returned head, writing
+ * from kd_loop_writing; the open connections, and the requests served. */
 void kd_loop_scoreboard(kd_loop *l, kd_sb_slot *slot);
 
 /* The response has started: the state becomes writing. */

@@ -140,6 +140,6 @@ void kd_sb_clear(kd_sb *sb, unsigned i)
 
 const char *kd_sb_state_name(unsigned state)
 {
-    static const char *names[KD_SB_STATES] = { "free", "starting", "idle", "reading", "app", "writing" };
+    static const char *names[KD_SB_STATES] = { "free", "starting", "idle", "reading", "app", "writing", "draining" };
     return state < KD_SB_STATES ? names[state] : "unknown";
 }

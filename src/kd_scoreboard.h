@@ -35,6 +35,7 @@ enum kd_sb_state {
     KD_SB_READING,                  /* reading a request body for the app */
     KD_SB_APP,                      /* in the app */
     KD_SB_WRITING,                  /* writing the response */
+    KD_SB_DRAINING,                 /* stopped accepting: no request, finishing its connections */
     KD_SB_STATES
 };
 

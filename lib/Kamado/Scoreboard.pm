@@ -52,7 +52,8 @@ for a file that is not a scoreboard of this version).
 =item slots
 
 Every slot as a hash reference: C<slot>, C<pid>, C<generation>, C<state>
-(C<free>, C<starting>, C<idle>, C<reading>, C<app>, C<writing>),
+(C<free>, C<starting>, C<idle>, C<reading>, C<app>, C<writing>,
+C<draining>),
 C<connections>, C<requests>, C<seconds> (in this state) and C<request>.
 
 =item size, master_pid
@@ -76,7 +77,8 @@ bytes each:
     offset  size
      0      4   pid (signed)
      4      4   generation
-     8      4   state: 0 free, 1 starting, 2 idle, 3 reading, 4 app, 5 writing
+     8      4   state: 0 free, 1 starting, 2 idle, 3 reading, 4 app, 5 writing,
+                6 draining
     12      4   open connections
     16      8   requests served
     24      8   since: a double, CLOCK_MONOTONIC seconds

@@ -63,6 +63,7 @@ static void test_layout(void)
     ok(sb.slots[1].state == KD_SB_FREE && sb.slots[1].generation == 0 && sb.slots[1].request[0] == '\0',
        "clear: free, request line gone");
     ok(strcmp(kd_sb_state_name(KD_SB_IDLE), "idle") == 0 && strcmp(kd_sb_state_name(KD_SB_WRITING), "writing") == 0 &&
+       strcmp(kd_sb_state_name(KD_SB_DRAINING), "draining") == 0 &&
        strcmp(kd_sb_state_name(99), "unknown") == 0, "state names");
     kd_sb_unmap(&sb);
 }

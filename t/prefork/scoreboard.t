@@ -127,7 +127,7 @@ close $_ for @keep;
     my $raw = <$fh>;
     my ($magic, $version, $nslots, $slot_size, $header_size) = unpack 'a8 L L L L', $raw;
     is_deeply [$magic, $version, $slot_size, $header_size], ['KAMADOSB', 1, 128, 64], 'header';
-    my @states = qw(free starting idle reading app writing);
+    my @states = qw(free starting idle reading app writing draining);
     my (@raw, @xs);
     for my $i (0 .. $nslots - 1) {
         my ($pid, $gen, $state, $conns, $requests, $since, $request) = unpack 'l L L L Q d Z96', substr $raw, 64 + 128 * $i, 128;
