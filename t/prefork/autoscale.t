@@ -2,7 +2,8 @@
 # in the app one after another make the master add a worker each time all
 # are busy, up to 3 and no further; all three are answered once released;
 # idle again, the workers are retired down to 1, the one holding a
-# keep-alive connection last, and that connection still works. TTIN and
+# keep-alive connection (opened before the third request) last, and that
+# connection still works. TTIN and
 # TTOU stay within the bounds. Steps wait for the scoreboard, log lines
 # and the count of the master's children, never a fixed time.
 use strict;
@@ -49,8 +50,17 @@ sub workers { scalar $server->workers }
 like $server->log, qr/with 1 to 3 workers/, 'the master says the bounds';
 ok eventually(sub { workers() == 1 && count('idle') == 1 }), 'one worker to begin with';
 
-my @held;
+my (@held, $keep, $keeper);
 for my $n (1 .. 3) {
+    if ($n == 3) {
+        # a keep-alive connection, to the one idle worker: with the most
+        # connections once all are idle, it is retired last
+        $keep = $server->connect;
+        syswrite $keep, "GET /fast HTTP/1.1\r\nHost: x\r\n\r\n";
+        my $res = read_response($keep);
+        is $res && $res->{status}, 200, 'a keep-alive request';
+        $keeper = $res && $res->{body};
+    }
     push @held, $server->send_get('/block');
     ok eventually(sub { count('app') == $n }), "request $n in the app";
     if ($n < 3) {
@@ -77,20 +87,12 @@ for my $c (@held) {
 }
 is scalar(keys %pids), 3, 'by three different workers';
 
-# a keep-alive connection: its worker has the most connections, so it is
-# retired last
-my $keep = $server->connect;
-syswrite $keep, "GET /fast HTTP/1.1\r\nHost: x\r\n\r\n";
-my $res = read_response($keep);
-is $res && $res->{status}, 200, 'a keep-alive request';
-my $keeper = $res && $res->{body};
-
 ok eventually(sub { lines(qr/retiring idle worker \d+/) == 2 }), 'two idle workers retired';
 ok eventually(sub { workers() == 1 }), 'back to one worker';
 is +($server->workers)[0], $keeper, 'the one holding the keep-alive connection';
 like $server->log, qr/retiring idle worker \d+ \(idle \d+ s\): 1 worker$/m, 'the log says 1 worker';
 syswrite $keep, "GET /fast HTTP/1.1\r\nHost: x\r\n\r\n";
-$res = read_response($keep);
+my $res = read_response($keep);
 is $res && $res->{status}, 200, 'the keep-alive connection still works';
 is $res && $res->{body}, $keeper, 'on the same worker';
 close $keep;
