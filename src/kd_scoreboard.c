@@ -6,6 +6,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -19,39 +21,71 @@ static size_t sb_len(unsigned nslots)
     return sizeof(kd_sb_header) + (size_t)nslots * sizeof(kd_sb_slot);
 }
 
+/* A new file next to path, of len bytes, with the mode (and, when allowed,
+ * the group) of the file it will replace, else 0600: request lines can
+ * carry secrets in their query strings. Its name is left in tmp. */
+static int new_file(const char *path, char *tmp, size_t tmp_size, size_t len)
+{
+    struct stat st;
+    int fd;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        errno = ELOOP;                /* a link in a shared directory: refuse it */
+        return -1;
+    }
+    if ((size_t)snprintf(tmp, tmp_size, "%s.XXXXXX", path) >= tmp_size) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    fd = mkostemp(tmp, O_CLOEXEC);    /* mode 0600 */
+    if (fd < 0)
+        return -1;
+    if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+        if (fchown(fd, (uid_t)-1, st.st_gid) != 0) {
+            /* not a member of its group: the mode alone */
+        }
+        (void)fchmod(fd, st.st_mode & 07777);
+    }
+    if (ftruncate(fd, (off_t)len) != 0) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
 int kd_sb_create(kd_sb *sb, unsigned nslots, const char *path)
 {
     size_t len;
     void *p;
     int fd = -1;
+    char tmp[4096];
 
     if (nslots < 1 || nslots > KD_SB_MAX_SLOTS) {
         errno = EINVAL;
         return -1;
     }
     len = sb_len(nslots);
-    if (path) {
-        /* request lines can carry secrets in their query strings: the
-         * owner only, unless the file already exists with another mode;
-         * never through a symbolic link (a shared directory like /tmp) */
-        fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-        if (fd < 0)
-            return -1;
-        if (ftruncate(fd, (off_t)len) != 0) {
-            int e = errno;
-            close(fd);
-            errno = e;
-            return -1;
-        }
-    }
+    /* A file is made whole under a temporary name, then renamed over path:
+     * a master still running on the old file (a Server::Starter hot
+     * deploy) keeps its own, and a reader never sees a half-made one. */
+    if (path && (fd = new_file(path, tmp, sizeof tmp, len)) < 0)
+        return -1;
     p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | (path ? 0 : MAP_ANONYMOUS), fd, 0);
     if (fd >= 0) {
         int e = errno;
         close(fd);                    /* the mapping keeps the file */
         errno = e;
     }
-    if (p == MAP_FAILED)
+    if (p == MAP_FAILED) {
+        if (path) {
+            int e = errno;
+            unlink(tmp);
+            errno = e;
+        }
         return -1;
+    }
     memset(p, 0, len);
     sb->header = p;
     sb->slots = (kd_sb_slot *)((char *)p + sizeof(kd_sb_header));
@@ -65,6 +99,13 @@ int kd_sb_create(kd_sb *sb, unsigned nslots, const char *path)
     /* the magic last: a reader that sees it sees the sizes */
     __atomic_thread_fence(__ATOMIC_RELEASE);
     memcpy(sb->header->magic, KD_SB_MAGIC, 8);
+    if (path && rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        kd_sb_unmap(sb);
+        errno = e;
+        return -1;
+    }
     return 0;
 }
 

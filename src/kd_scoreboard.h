@@ -67,8 +67,8 @@ typedef struct {
 } kd_sb;
 
 /* Maps a new scoreboard of nslots free slots: anonymous when path is NULL,
- * else in that file (created with mode 0600, or truncated keeping its mode;
- * not a symbolic link: ELOOP). 0 or -1 with errno. */
+ * else in a new file renamed to path (mode 0600, or the mode of the file
+ * it replaces; not over a symbolic link: ELOOP). 0 or -1 with errno. */
 int kd_sb_create(kd_sb *sb, unsigned nslots, const char *path);
 
 /* Maps an existing scoreboard file read-only. 0, or -1 with errno

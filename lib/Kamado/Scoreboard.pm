@@ -41,8 +41,8 @@ while it changes. See L<kamado/SCOREBOARD> for what the fields mean.
 =item new(SLOTS[, FILE])
 
 Maps a new scoreboard with SLOTS free slots: anonymous shared memory, or
-FILE (created with mode 0600, or truncated keeping its mode; not a
-symbolic link). Croaks on failure.
+a new file renamed to FILE once made (mode 0600, or the mode and group of
+the file it replaces; never over a symbolic link). Croaks on failure.
 
 =item attach(FILE)
 

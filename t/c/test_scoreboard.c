@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 static int test_no = 0, failures = 0;
@@ -118,6 +119,19 @@ static void test_file(void)
     sb.slots[2].connections = 9;
     ok(rd.slots[2].connections == 9, "and its later stores (one shared mapping)");
     kd_sb_unmap(&rd);
+    {
+        /* a second master on the same path (a hot deploy): a new file, the
+         * first keeps its own; the mode of the replaced file is kept */
+        kd_sb sb2;
+        struct stat st;
+        ok(chmod(path, 0640) == 0 && kd_sb_create(&sb2, 5, path) == 0, "a second board on the same path");
+        sb.slots[0].requests = 77;
+        ok(kd_sb_attach(&rd, path) == 0 && rd.header->nslots == 5 && rd.slots[0].requests == 0,
+           "attach sees the second; the first writes to its own file");
+        ok(stat(path, &st) == 0 && (st.st_mode & 07777) == 0640, "the replaced file's mode kept");
+        kd_sb_unmap(&rd);
+        kd_sb_unmap(&sb2);
+    }
     kd_sb_unmap(&sb);
     fd = open(path, O_WRONLY | O_TRUNC);
     if (fd >= 0) {
