@@ -54,7 +54,7 @@ typedef struct {
     uint32_t generation;
     uint32_t state;                 /* enum kd_sb_state; written last */
     uint32_t connections;           /* open client connections */
-    uint64_t requests;              /* served to the end */
+    uint64_t requests;              /* finished (answered or failed) */
     double since;                   /* when the state began: CLOCK_MONOTONIC seconds */
     char request[KD_SB_REQUEST_LEN];
 } kd_sb_slot;
