@@ -13,6 +13,7 @@
 /* one translation unit, so the compiler can inline across the engine */
 #include "src/kd_parser.c"
 #include "src/kd_conn.c"
+#include "src/kd_scoreboard.c"
 #include <sys/prctl.h>
 #include <signal.h>
 #include <time.h>
@@ -27,12 +28,14 @@ static pid_t request_timers_pid;     /* timers are not inherited by fork */
 typedef struct {
     kd_loop *loop;
     AV *templates;                  /* env template per listener */
+    SV *scoreboard;                 /* the Kamado::Scoreboard holding its slot */
     char *head;                     /* response head buffer, reused */
     size_t head_cap;
     char env_key[KD_BUF_SIZE + 5];  /* "HTTP_" + any name that fits a head */
 } kd_xs;
 
 typedef kd_xs *Kamado__Loop;
+typedef kd_sb *Kamado__Scoreboard;
 
 /* %env keys the engine sets on every request, with their hashes computed
  * once at load time (the hash seed is fixed for the process and its
@@ -174,6 +177,7 @@ static size_t build_head(pTHX_ kd_xs *x, kd_conn *c, int status, AV *headers, IV
 
     if (status < 100 || status > 999 || (top + 1) % 2)
         return 0;
+    kd_loop_writing(x->loop);
     if (x->loop->draining)
         c->keepalive = 0;           /* the worker is about to exit */
     /* a body the app did not read (or, after Expect, was never sent) leaves
@@ -316,6 +320,8 @@ DESTROY(Kamado::Loop self)
 CODE:
     kd_loop_free(self->loop);
     SvREFCNT_dec((SV *)self->templates);
+    if (self->scoreboard)
+        SvREFCNT_dec(self->scoreboard);
     Safefree(self->head);
     Safefree(self);
 
@@ -517,12 +523,139 @@ CODE:
 OUTPUT:
     RETVAL
 
+void
+scoreboard(Kamado::Loop self, SV *board, int slot)
+PPCODE:
+{
+    /* reports this worker's state in that slot of a Kamado::Scoreboard */
+    kd_sb *sb;
+    if (!sv_isa(board, "Kamado::Scoreboard"))
+        croak("Kamado::Loop->scoreboard: not a Kamado::Scoreboard");
+    sb = INT2PTR(kd_sb *, SvIV(SvRV(board)));
+    if (!sb->writable || slot < 0 || (unsigned)slot >= sb->header->nslots)
+        croak("Kamado::Loop->scoreboard: no writable slot %d", slot);
+    if (self->scoreboard)
+        SvREFCNT_dec(self->scoreboard);
+    self->scoreboard = SvREFCNT_inc(board);   /* the mapping outlives the loop */
+    kd_loop_scoreboard(self->loop, &sb->slots[slot]);
+    XSRETURN_YES;
+}
+
 int
 open_connections(Kamado::Loop self)
 CODE:
     RETVAL = self->loop->nopen;
 OUTPUT:
     RETVAL
+
+MODULE = Kamado    PACKAGE = Kamado::Scoreboard
+
+PROTOTYPES: DISABLE
+
+Kamado::Scoreboard
+new(char *klass, int slots, SV *file = &PL_sv_undef)
+CODE:
+{
+    const char *path = SvOK(file) ? SvPV_nolen(file) : NULL;
+    PERL_UNUSED_VAR(klass);
+    if (slots < 1 || slots > KD_SB_MAX_SLOTS)
+        croak("Kamado::Scoreboard->new: 1 to %d slots, not %d", KD_SB_MAX_SLOTS, slots);
+    Newxz(RETVAL, 1, kd_sb);
+    if (kd_sb_create(RETVAL, (unsigned)slots, path) != 0) {
+        int e = errno;
+        Safefree(RETVAL);
+        errno = e;
+        croak("Can't create the scoreboard%s%s: %s\n", path ? " " : "", path ? path : "", strerror(e));
+    }
+}
+OUTPUT:
+    RETVAL
+
+Kamado::Scoreboard
+attach(char *klass, char *path)
+CODE:
+{
+    /* an outside reader's view of a --scoreboard file; undef and $! if
+     * it cannot be read */
+    PERL_UNUSED_VAR(klass);
+    Newxz(RETVAL, 1, kd_sb);
+    if (kd_sb_attach(RETVAL, path) != 0) {
+        int e = errno;
+        Safefree(RETVAL);
+        SETERRNO(e, 0);
+        XSRETURN_UNDEF;
+    }
+}
+OUTPUT:
+    RETVAL
+
+void
+DESTROY(Kamado::Scoreboard self)
+CODE:
+    kd_sb_unmap(self);
+    Safefree(self);
+
+int
+size(Kamado::Scoreboard self)
+CODE:
+    RETVAL = (int)self->header->nslots;
+OUTPUT:
+    RETVAL
+
+int
+master_pid(Kamado::Scoreboard self)
+CODE:
+    RETVAL = self->header->master_pid;
+OUTPUT:
+    RETVAL
+
+void
+claim(Kamado::Scoreboard self, int slot, UV generation = 0)
+ALIAS:
+    clear = 1
+PPCODE:
+    /* the master's: a slot for a worker about to be forked; a reaped one's */
+    if (!self->writable || slot < 0 || (unsigned)slot >= self->header->nslots)
+        croak("Kamado::Scoreboard: no writable slot %d", slot);
+    if (ix)
+        kd_sb_clear(self, (unsigned)slot);
+    else
+        kd_sb_claim(self, (unsigned)slot, (uint32_t)generation);
+    XSRETURN_YES;
+
+void
+set_pid(Kamado::Scoreboard self, int slot, int pid)
+PPCODE:
+    if (!self->writable || slot < 0 || (unsigned)slot >= self->header->nslots)
+        croak("Kamado::Scoreboard: no writable slot %d", slot);
+    self->slots[slot].pid = pid;
+    XSRETURN_YES;
+
+void
+slots(Kamado::Scoreboard self)
+PPCODE:
+{
+    /* every slot, as a hash: slot pid generation state connections
+     * requests seconds (in this state) request */
+    int i, n = (int)self->header->nslots;
+    double now = kd_sb_clock();
+    EXTEND(SP, n);
+    for (i = 0; i < n; i++) {
+        const kd_sb_slot *s = &self->slots[i];
+        HV *h = newHV();
+        unsigned state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+        double age = now - s->since;
+        (void)hv_stores(h, "slot", newSVuv(i));
+        (void)hv_stores(h, "pid", newSViv(s->pid));
+        (void)hv_stores(h, "generation", newSVuv(s->generation));
+        (void)hv_stores(h, "state", newSVpv(kd_sb_state_name(state), 0));
+        (void)hv_stores(h, "connections", newSVuv(s->connections));
+        (void)hv_stores(h, "requests", newSVuv((UV)s->requests));
+        (void)hv_stores(h, "seconds", newSVnv(age > 0 ? age : 0));
+        (void)hv_stores(h, "request", newSVpvn(s->request, strnlen(s->request, KD_SB_REQUEST_LEN)));
+        mPUSHs(newRV_noinc((SV *)h));
+    }
+}
 
 MODULE = Kamado    PACKAGE = Kamado
 

@@ -348,6 +348,8 @@ void kd_conn_close(kd_loop *l, kd_conn *c)
     c->in_epoll = 0;
     c->serving = 0;
     l->nopen--;
+    if (l->sb)
+        l->sb->connections = (uint32_t)l->nopen;
     if (!l->accepting && !l->draining && l->nopen < l->max_conns)
         set_listening(l, 1);
 }
@@ -536,6 +538,8 @@ static void accept_one(kd_loop *l, int li)
     }
     c->remote_addr_len = strlen(c->remote_addr);
     l->nopen++;
+    if (l->sb)
+        l->sb->connections = (uint32_t)l->nopen;
     if (l->nopen >= l->max_conns)
         set_listening(l, 0);
     /* with TCP_DEFER_ACCEPT the request is usually here already: reading
@@ -728,12 +732,26 @@ int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out)
     struct epoll_event evs[EVENTS_PER_WAIT];
     int n, i;
 
+    if (l->sb && l->sb->state != (l->draining ? KD_SB_DRAINING : KD_SB_IDLE)) {
+        /* back from a request (or, the first time, from starting) */
+        if (l->sb->state >= KD_SB_READING && l->sb->state <= KD_SB_WRITING)
+            l->sb->requests++;
+        kd_sb_set_state(l->sb, l->draining ? KD_SB_DRAINING : KD_SB_IDLE);
+    }
     for (;;) {
         kd_conn *c;
         double now;
 
         while ((c = dequeue(l)) != NULL) {
             if (c->open && try_parse(l, c)) {
+                if (l->sb) {
+                    kd_sb_set_request(l->sb, c->req.method, c->req.method_len,
+                                      c->req.target, c->req.target_len);
+                    /* a body the worker reads before the app, unless the
+                     * app asks for it (Expect) */
+                    kd_sb_set_state(l->sb, (c->body_left > 0 || c->chunked_body) &&
+                                    !c->expect_continue ? KD_SB_READING : KD_SB_APP);
+                }
                 *out = c;
                 return 1;
             }
@@ -782,6 +800,15 @@ int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out)
     }
 }
 
+void kd_loop_scoreboard(kd_loop *l, kd_sb_slot *slot)
+{
+    l->sb = slot;
+    if (slot) {
+        slot->connections = (uint32_t)l->nopen;
+        kd_sb_set_state(slot, l->draining ? KD_SB_DRAINING : KD_SB_IDLE);
+    }
+}
+
 void kd_loop_stop_accepting(kd_loop *l)
 {
     /* Connections stay open: each gets one more response, marked
@@ -793,6 +820,8 @@ void kd_loop_stop_accepting(kd_loop *l)
         return;                       /* the grace below is granted once */
     set_listening(l, 0);
     l->draining = 1;
+    if (l->sb && l->sb->state == KD_SB_IDLE)
+        kd_sb_set_state(l->sb, KD_SB_DRAINING);   /* else once the request is done */
     /* A connection idle for a while is a pooled one, as unlikely to send
      * now as at any keep-alive expiry: it gets DRAIN_IDLE more seconds,
      * not its whole keep-alive timeout. */
@@ -876,8 +905,17 @@ static int fill_body(kd_loop *l, kd_conn *c)
     }
 }
 
+/* The body has been read: the app has it. */
+static void body_done(kd_loop *l)
+{
+    if (l->sb && l->sb->state == KD_SB_READING)
+        kd_sb_set_state(l->sb, KD_SB_APP);
+}
+
 ssize_t kd_conn_read_body(kd_loop *l, kd_conn *c, char *dst, size_t max)
 {
+    if (l->sb && l->sb->state == KD_SB_APP && (c->body_left > 0 || (c->chunked_body && !c->chunk.done)))
+        kd_sb_set_state(l->sb, KD_SB_READING);     /* the app reads it (Expect) */
     if (c->expect_continue) {
         /* the body is wanted: tell the client to send it (RFC 9110 10.1.1) */
         static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
@@ -891,8 +929,11 @@ ssize_t kd_conn_read_body(kd_loop *l, kd_conn *c, char *dst, size_t max)
     }
     if (!c->chunked_body) {
         size_t n;
-        if (c->body_left == 0 || max == 0)
+        if (c->body_left == 0 || max == 0) {
+            if (c->body_left == 0)
+                body_done(l);
             return 0;
+        }
         if (c->pos == c->len && fill_body(l, c) != 0)
             return -1;
         n = c->len - c->pos;
@@ -903,13 +944,18 @@ ssize_t kd_conn_read_body(kd_loop *l, kd_conn *c, char *dst, size_t max)
         memcpy(dst, c->buf + c->pos, n);
         c->pos += n;
         c->body_left -= (int64_t)n;
+        if (c->body_left == 0)
+            body_done(l);
         return (ssize_t)n;
     }
     for (;;) {
         size_t avail, out_len = 0;
         long used;
-        if (c->chunk.done || max == 0)
+        if (c->chunk.done || max == 0) {
+            if (c->chunk.done)
+                body_done(l);
             return 0;
+        }
         if (c->pos == c->len && fill_body(l, c) != 0)
             return -1;
         avail = c->len - c->pos;
@@ -926,6 +972,8 @@ ssize_t kd_conn_read_body(kd_loop *l, kd_conn *c, char *dst, size_t max)
             errno = EFBIG;
             return -1;
         }
+        if (c->chunk.done)
+            body_done(l);
         if (out_len > 0 || c->chunk.done)
             return (ssize_t)out_len;
     }

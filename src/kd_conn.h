@@ -21,6 +21,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 #include "kd_parser.h"
+#include "kd_scoreboard.h"
 
 #define KD_BUF_SIZE 65536          /* read size and head limit */
 #define KD_MAX_LISTENERS 32
@@ -89,6 +90,7 @@ typedef struct {
     size_t write_buffer;            /* response bytes one connection may defer */
     size_t out_total;               /* deferred bytes held now, all connections */
     size_t spool_total;             /* deferred bytes in temporary files */
+    kd_sb_slot *sb;                 /* this worker's scoreboard slot, or NULL */
     /* cached Date header value */
     long date_sec;
     char date[40];
@@ -102,6 +104,19 @@ void kd_loop_free(kd_loop *l);
  * its flags); -1 on a failure of epoll itself (errno set). Malformed heads
  * are answered here with their 4xx/5xx status and closed. */
 int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out);
+
+/* Reports this loop's state in a scoreboard slot from now on (NULL: no
+ * longer): idle in kd_loop_next (draining once kd_loop_stop_accepting was
+ * called), reading in kd_conn_read_body, app from a returned head, writing
+ * from kd_loop_writing; the open connections, and the requests served. */
+void kd_loop_scoreboard(kd_loop *l, kd_sb_slot *slot);
+
+/* The response has started: the state becomes writing. */
+static inline void kd_loop_writing(kd_loop *l)
+{
+    if (l->sb)
+        kd_sb_set_state(l->sb, KD_SB_WRITING);
+}
 
 /* Stops accepting; open connections get one more request, answered with
  * Connection: close. kd_loop_next() returns 0 at once when none is left. */

@@ -13,7 +13,9 @@ is $defaults->{preload}, 1, 'preload by default';
 
 my @cases = (
     [[qw(--workers 8 app.psgi)],            {workers => 8, app => 'app.psgi'}],
-    [[qw(--max-workers 3)],                 {workers => 3}],
+    [[qw(--max-workers 3)],                 {max_workers => 3}],
+    [[qw(--min-workers 2 --max-workers 5 --max-worker-idle 0.5)], {min_workers => 2, max_workers => 5, max_worker_idle => 0.5}],
+    [[qw(--scoreboard /tmp/sb)],            {scoreboard => '/tmp/sb'}],
     [[qw(--listen :8080 --listen /tmp/s)],  {listen => [':8080', '/tmp/s']}],
     [[qw(-l :1 -o ::1 -p 9)],               {listen => [':1'], host => '::1', port => 9}],
     [[qw(--no-preload)],                    {preload => 0}],
@@ -40,8 +42,26 @@ for my $bad (
 }
 
 is_deeply(Kamado::Options->from_handler_args(max_workers => 2, 'keepalive-timeout' => 3, port => 80, host => 'h', foo => 1),
-    {%$defaults, workers => 2, keepalive_timeout => 3, port => 80, host => 'h'},
-    'plackup -s Kamado: aliases, dashes, unknown keys dropped');
+    {%$defaults, max_workers => 2, keepalive_timeout => 3, port => 80, host => 'h'},
+    'plackup -s Kamado: dashes, unknown keys dropped');
+
+# autoscaling bounds: either option turns it on, the other has a default
+require Kamado::Runner;
+for my $case (
+    [{},                                  []],
+    [{max_workers => 3},                  [1, 3]],
+    [{min_workers => 2},                  [2, 4]],
+    [{min_workers => 6},                  [6, 6]],
+    [{min_workers => 2, max_workers => 2}, [2, 2]],
+) {
+    my ($opt, $want) = @$case;
+    is_deeply([Kamado::Runner->worker_bounds({%$defaults, %$opt})], $want,
+        'bounds for ' . join(' ', map { "$_=$opt->{$_}" } sort keys %$opt));
+}
+eval { Kamado::Runner->worker_bounds({%$defaults, min_workers => 3, max_workers => 2}) };
+like $@, qr/^kamado: --min-workers \(3\) is more than --max-workers \(2\)$/, 'min above max';
+eval { Kamado::Runner->worker_bounds({%$defaults, min_workers => 0, max_workers => 2}) };
+like $@, qr/^kamado: --min-workers must be 1 or more/, 'min 0';
 
 open my $fh, '<', 'script/kamado' or die $!;
 my $pod = do { local $/; <$fh> };

@@ -13,7 +13,11 @@ our @TABLE = (
     ['listen|l',               '=s@', undef,  'address to listen on (repeatable)'],
     ['host|o',                 '=s',  undef,  'host for --port (plackup compatible)'],
     ['port|p',                 '=i',  undef,  'port (plackup compatible)'],
-    ['workers|max-workers',    '=i',  4,      'number of worker processes; 0 serves in the master'],
+    ['workers',                '=i',  4,      'number of worker processes (a fixed pool); 0 serves in the master'],
+    ['min-workers',            '=i',  undef,  'autoscaling: workers kept when idle, and started with (default 1)'],
+    ['max-workers',            '=i',  undef,  'autoscaling: the most workers run when all are busy'],
+    ['max-worker-idle',        '=f',  10,     'autoscaling: seconds a spare worker stays idle before it is retired'],
+    ['scoreboard',             '=s',  undef,  'file the scoreboard of worker states is kept in, for outside tools'],
     ['max-reqs-per-child',     '=i',  0,      'requests a worker serves before it is replaced; 0 never'],
     ['graceful-timeout',       '=f',  25,     'seconds TERM waits for busy workers before killing them; 0 waits for ever'],
     ['max-worker-age',         '=f',  0,      'seconds a worker serves before it is replaced; 0 never'],
@@ -81,11 +85,9 @@ sub parse_argv {
 sub from_handler_args {
     my ($class, %args) = @_;
     my %known = map { (key_of($_->[0]) => 1) } @TABLE;
-    my %alias = (max_workers => 'workers');
     my %opt;
     for my $k (keys %args) {
         (my $key = $k) =~ tr/-/_/;
-        $key = $alias{$key} // $key;
         next if !$known{$key} && $key !~ /^(?:server_ready|socket)$/;
         $opt{$key} = $args{$k};
     }

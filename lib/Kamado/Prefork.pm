@@ -17,11 +17,20 @@ use Kamado::Server;
 # LOAD_TRIES of them in a row, with a doubling pause between, the master
 # gives up rather than fork for ever.
 use constant { LOAD_FAILED => 2, LOAD_TRIES => 5, LOAD_PAUSE => 0.25 };
+# Autoscaling reads the scoreboard this often (seconds).
+use constant TICK => 0.25;
+my %BUSY = map { ($_ => 1) } qw(reading app writing);
 
 sub new {
     my ($class, %args) = @_;
-    return bless {
+    my $self = bless {
         workers      => $args{workers} // 4,
+        # autoscaling when max_workers is set: from min_workers (at least
+        # 1) up to max_workers, retiring workers idle max_worker_idle s
+        min_workers  => $args{min_workers},
+        max_workers  => $args{max_workers},
+        max_worker_idle => $args{max_worker_idle} // 10,
+        scoreboard_file => $args{scoreboard},
         app          => $args{app},          # a PSGI app, or undef with loader
         loader       => $args{loader},       # loads the app in each worker
         server_args  => $args{server_args} || {},
@@ -32,9 +41,26 @@ sub new {
         on_give_up   => $args{on_give_up},   # why, when the app never loads
         log          => $args{log} || sub { print STDERR "[kamado] [$$] @_\n" },
         children     => {},                  # pid => generation
-        generation   => 1,
+        generation   => $args{generation} // 1,    # the supervisor's count
         load_failures => 0,                  # in a row; see LOAD_FAILED
+        slot_of      => {},                  # pid => scoreboard slot
     }, $class;
+    if (defined $self->{max_workers}) {
+        $self->{min_workers} = max(1, $self->{min_workers} // 1);
+        $self->{workers} = $self->{min_workers};
+    }
+    return $self;
+}
+
+sub autoscaling { defined $_[0]{max_workers} }
+
+# One slot per worker that can be alive at once: a whole generation may
+# still be draining while its replacements start (HUP, max-reqs-per-child),
+# and TTIN adds to a fixed pool. Workers beyond it run without a slot.
+sub _scoreboard {
+    my ($self) = @_;
+    my $most = max($self->{workers}, $self->{max_workers} // 0, 1);
+    return $self->{scoreboard} //= Kamado::Scoreboard->new(2 * $most + 8, $self->{scoreboard_file});
 }
 
 sub run {
@@ -42,6 +68,7 @@ sub run {
     return $self->_run_single if $self->{workers} == 0;
 
     my %signal;
+    $self->_scoreboard;               # mapped before the first fork
     local $0 = $0 =~ /^kamado / ? $0 : "kamado master $0";    # what ps shows
     # not local: a second TERM while the master returns must not kill it
     @SIG{qw(TERM QUIT)} = (sub { $signal{stop} = 1 }) x 2;
@@ -83,6 +110,7 @@ sub run {
             $self->_shutdown;
             return 1;
         }
+        $self->_autoscale if $self->autoscaling;
         my $current = grep { $_ == $self->{generation} } values $self->{children}->%*;
         # a worker that died at once is not replaced in a tight loop: 1 s
         # after a crash, a doubling pause while the app cannot be loaded
@@ -96,17 +124,21 @@ sub run {
         next if $signal{child} || $signal{stop} || $signal{restart} || $signal{more} || $signal{fewer} || $signal{reopen};
         vec(my $rin = '', fileno $notice_r, 1) = 1;
         # a signal or a notice ends the wait
-        select $rin, undef, undef, $current < $self->{workers} && $wait < 1 ? $wait : 1;
+        my $timeout = $current < $self->{workers} && $wait < 1 ? $wait : 1;
+        $timeout = min($timeout, max(0, $self->{next_tick} - Time::HiRes::time())) if $self->autoscaling;
+        select $rin, undef, undef, $timeout;
     }
     $self->_shutdown($signal{now});
     return 0;
 }
 
-# TTIN adds a worker, TTOU retires one (the newest), never the last.
+# TTIN adds a worker, TTOU retires one (the newest), never the last; when
+# autoscaling, within --min-workers and --max-workers.
 sub _resize {
     my ($self, $more, $fewer) = @_;
     return unless $more || $fewer;
     my $want = max(1, $self->{workers} + ($more // 0) - ($fewer // 0));
+    $want = min(max($want, $self->{min_workers}), $self->{max_workers}) if $self->autoscaling;
     my @current = sort { $b <=> $a }
         grep { $self->{children}{$_} == $self->{generation} } keys $self->{children}->%*;
     if (@current > $want) {
@@ -118,6 +150,39 @@ sub _resize {
     $self->{workers} = $want;
 }
 
+# Autoscaling, a few times a second, from the scoreboard: one more worker
+# when every current one is busy (reading a body, in the app, writing),
+# up to max_workers; one fewer when more than one has been idle for
+# max_worker_idle seconds, down to min_workers. The retired worker is the
+# idle one holding the fewest connections (then the longest idle); it
+# finishes what it holds, as after TTOU. A new worker counts as neither
+# busy nor idle until its loop runs, so growth waits for it.
+sub _autoscale {
+    my ($self) = @_;
+    my $now = Time::HiRes::time();
+    return if $now < ($self->{next_tick} // 0);
+    $self->{next_tick} = $now + TICK;
+    my @current = grep { $self->{children}{$_} == $self->{generation} } keys $self->{children}->%*;
+    return if @current < $self->{workers};    # still starting them
+    my @slots = $self->{scoreboard}->slots;
+    my %slot = map { my $i = $self->{slot_of}{$_}; defined $i ? ($_ => $slots[$i]) : () } @current;
+    my $busy = grep { $BUSY{ $_->{state} } } values %slot;
+    if ($busy == @current && $self->{workers} < $self->{max_workers}) {
+        $self->{workers}++;
+        $self->{log}->("scaling up to $self->{workers} workers: all $busy busy");
+        return;
+    }
+    my @spare = sort { $a->{connections} <=> $b->{connections} || $b->{seconds} <=> $a->{seconds} }
+        grep { $_->{state} eq 'idle' && $_->{seconds} >= $self->{max_worker_idle} } values %slot;
+    return unless @spare > 1 && $self->{workers} > $self->{min_workers};
+    my $pid = $spare[0]{pid};
+    $self->{workers}--;
+    $self->{children}{$pid} = 0;    # not counted: no replacement
+    kill TERM => $pid;
+    $self->{log}->(sprintf 'retiring idle worker %d (idle %.0f s): %d worker%s', $pid, $spare[0]{seconds},
+        $self->{workers}, $self->{workers} == 1 ? '' : 's');
+}
+
 # Signals are blocked across fork: one arriving before the worker has set
 # its own handlers would run the master's (which only sets a flag the
 # worker never looks at), and the worker would miss the master's one TERM.
@@ -126,24 +191,48 @@ my $FORK_SIGNALS = POSIX::SigSet->new(map { POSIX->can("SIG$_")->() } qw(TERM QU
 sub _spawn {
     my ($self) = @_;
     my $master = $$;
+    my $slot = $self->_free_slot;
+    $self->{scoreboard}->claim($slot, $self->{generation}) if defined $slot;
     my $old = POSIX::SigSet->new;
     POSIX::sigprocmask(POSIX::SIG_BLOCK(), $FORK_SIGNALS, $old);
     my $pid = fork;
     if (!defined $pid) {
         $self->{log}->("Can't fork a worker: $!");
+        $self->{scoreboard}->clear($slot) if defined $slot;
         POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
         return;
     }
     if ($pid) {
         POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
         $self->{children}{$pid} = $self->{generation};
+        if (defined $slot) {
+            $self->{slot_of}{$pid} = $slot;
+            $self->{scoreboard}->set_pid($slot, $pid);
+        }
         return;
     }
-    $self->_worker_main($master, $old);
+    $self->_worker_main($master, $old, $slot);
+}
+
+# The lowest slot no worker holds, or undef when all are taken.
+sub _free_slot {
+    my ($self) = @_;
+    my %taken = map { ($_ => 1) } values $self->{slot_of}->%*;
+    for my $i (0 .. $self->{scoreboard}->size - 1) {
+        return $i unless $taken{$i};
+    }
+    return undef;
+}
+
+# A reaped worker's slot is free again.
+sub _release_slot {
+    my ($self, $pid) = @_;
+    my $slot = delete $self->{slot_of}{$pid};
+    $self->{scoreboard}->clear($slot) if defined $slot;
 }
 
 sub _worker_main {
-    my ($self, $master, $mask) = @_;
+    my ($self, $master, $mask, $slot) = @_;
     my ($server, $stop);
     $0 =~ s/^kamado (?:master|generation \d+)/kamado worker/;
     # a stop that comes while the app loads is acted on once the server exists
@@ -174,6 +263,8 @@ sub _worker_main {
             max_requests => $max,
             max_age      => $age,
             on_drain     => sub { syswrite $notice, "retire $$\n" },
+            scoreboard   => $self->{scoreboard},
+            slot         => $slot,
         );
         $server->stop if $stop;
         $server->run;
@@ -205,6 +296,7 @@ sub _reap {
     my ($self, $last_failure) = @_;
     while ((my $pid = waitpid(-1, WNOHANG)) > 0) {
         my $gen = delete $self->{children}{$pid} // next;
+        $self->_release_slot($pid);
         if ($?) {
             $$last_failure = Time::HiRes::time();
             # (only workers that load the app exit with it for that reason;
@@ -230,6 +322,7 @@ sub _shutdown {
         last if $pid < 0;
         if ($pid > 0) {
             delete $children->{$pid};
+            $self->_release_slot($pid);
             next;
         }
         if ($self->{graceful_timeout} > 0 && Time::HiRes::time() >= $deadline) {
@@ -247,7 +340,11 @@ sub _shutdown {
 sub _run_single {
     my ($self) = @_;
     my $app = $self->{app} // $self->{loader}->();
-    my $server = Kamado::Server->new(%{ $self->{server_args} }, app => $app);
+    # one slot, this process's, for --scoreboard
+    my $board = Kamado::Scoreboard->new(1, $self->{scoreboard_file});
+    $board->claim(0, 1);
+    $board->set_pid(0, $$);
+    my $server = Kamado::Server->new(%{ $self->{server_args} }, app => $app, scoreboard => $board, slot => 0);
     @SIG{qw(TERM QUIT)} = (sub { $server->stop }) x 2;
     $SIG{INT} = sub { POSIX::_exit(0) };
     $SIG{PIPE} = 'IGNORE';
@@ -269,6 +366,29 @@ workers
 Runs in a generation process under L<Kamado::Supervisor> (or, with
 C<--workers 0>, serves in the process itself). The signals below are the
 ones the supervisor passes on.
+
+=head1 DESCRIPTION
+
+Forks C<workers> workers (a fixed pool), or autoscales between
+C<min_workers> and C<max_workers>, and replaces workers that exit. Before
+the first fork it maps the L<Kamado::Scoreboard> (anonymous, or the file
+C<scoreboard>) with a slot for every worker that may be alive at once;
+it gives each worker a slot when it forks it and clears the slot when it
+reaps it.
+
+=head1 AUTOSCALING
+
+With C<max_workers> set (C<--min-workers>, C<--max-workers>), the master
+starts C<min_workers> workers and reads the scoreboard four times a
+second. When every current worker is busy (state C<reading>, C<app> or
+C<writing>) it adds one, up to C<max_workers> ("scaling up to N workers:
+all M busy"); a worker still starting is not busy, so the next is added
+only once the new one has been busy too. When more than one worker has
+been C<idle> for C<max_worker_idle> seconds, it retires one of them with
+TERM, the one with the fewest open connections, then the longest idle
+("retiring idle worker PID"), down to C<min_workers>; it finishes what it
+holds. Workers of an older generation, and those retiring, are not
+counted.
 
 =head1 SIGNALS
 
@@ -298,6 +418,9 @@ Reopen C<--error-log>, here and in every worker.
 =item TTIN, TTOU
 
 Add a worker; retire one (the newest, after its requests), never the last.
+With autoscaling, within C<min_workers> and C<max_workers>; autoscaling
+goes on from the new count (an added worker that stays idle is retired
+again).
 
 =back
 

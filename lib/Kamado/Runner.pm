@@ -9,6 +9,7 @@ use Kamado::Options;
 use Kamado::ErrorLog;
 use Kamado::Prefork;
 use Kamado::Supervisor;
+use List::Util ();
 use Plack::Util ();
 use Scalar::Util ();
 use overload ();
@@ -58,10 +59,11 @@ sub _is_app {
 sub serve {
     my ($class, $opt, %app) = @_;
     Kamado::ErrorLog->open_file($opt->{error_log}) if defined $opt->{error_log};
+    my ($min, $max) = $class->worker_bounds($opt);
     my @listeners = $class->listeners($opt);
     my $on_ready = sub {
         print STDERR "[kamado] [$$] accepting connections at ", join(', ', map { $_->name } @listeners),
-            " with $opt->{workers} workers\n";
+            defined $max ? " with $min to $max workers\n" : " with $opt->{workers} workers\n";
         $opt->{server_ready}->({
             host => $listeners[0]->host, port => $listeners[0]->port,
             proto => 'http', server_software => 'Kamado',
@@ -69,6 +71,10 @@ sub serve {
     };
     my %prefork = (
         workers      => $opt->{workers},
+        min_workers  => $min,
+        max_workers  => $max,
+        max_worker_idle => $opt->{max_worker_idle},
+        scoreboard   => $opt->{scoreboard},
         max_requests => $opt->{max_reqs_per_child},
         max_age      => $opt->{max_worker_age},
         graceful_timeout => $opt->{graceful_timeout},
@@ -101,6 +107,20 @@ sub serve {
     # into death by signal while Perl shuts down
     $SIG{$_} = 'IGNORE' for qw(TERM QUIT INT HUP);
     return $status;
+}
+
+# Autoscaling bounds: (min, max) when --min-workers or --max-workers is
+# given, the other one defaulting to 1 and to max(--workers, min); else
+# empty, a fixed pool of --workers.
+sub worker_bounds {
+    my ($class, $opt) = @_;
+    my ($min, $max) = @$opt{qw(min_workers max_workers)};
+    return () unless defined $min || defined $max;
+    $min //= 1;
+    $max //= List::Util::max($min, $opt->{workers});
+    die "kamado: --min-workers must be 1 or more, not $min\n" if $min < 1;
+    die "kamado: --min-workers ($min) is more than --max-workers ($max)\n" if $min > $max;
+    return ($min, $max);
 }
 
 # Inherited sockets win over --listen, as with Starman and Starlet.

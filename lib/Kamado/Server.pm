@@ -35,6 +35,8 @@ sub new {
         spool_threshold   => $args{spool_threshold} // 1024 * 1024,
         loop_settings     => $args{loop_settings} || {},
         on_drain          => $args{on_drain},           # called when accepting stops
+        scoreboard        => $args{scoreboard},         # Kamado::Scoreboard, or undef
+        slot              => $args{slot},               # this worker's slot in it
         stopping          => 0,
     }, $class;
     return $self;
@@ -60,6 +62,8 @@ sub run {
         $self->{loop_settings},
     );
     $self->{loop} = $loop;
+    # the engine reports its state there itself: no Perl call per request
+    $loop->scoreboard($self->{scoreboard}, $self->{slot}) if $self->{scoreboard} && defined $self->{slot};
     local $SIG{PIPE} = 'IGNORE';
     # the soft stop of --request-timeout: a die in whatever Perl code runs
     local $SIG{USR2} = sub {

@@ -143,12 +143,17 @@ sub _generation_main {
     }
     my $prefork = Kamado::Prefork->new(
         $self->{prefork_args}->%*,
+        generation => $number,
         app      => $app,
         loader   => $self->{loader},
         on_ready => sub { syswrite $status_w, "ready\n" },
         on_give_up => sub { syswrite $status_w, "$_[0]\n" },
     );
-    my $status = eval { $prefork->run } // do { $self->{log}->("generation $number failed: $@"); 1 };
+    my $status = eval { $prefork->run } // do {
+        # the supervisor logs it, or dies with it if this is the first
+        syswrite $status_w, ($@ =~ s/^kamado: //r =~ s/\s+\z//r) . "\n";
+        2;
+    };
     POSIX::_exit($status);              # never the supervisor's END blocks
 }
 
@@ -213,7 +218,8 @@ sub _reap {
                 . ($self->{current} ? "; generation $self->{generations}{$self->{current}}{number} keeps serving" : ''));
         } elsif ($self->{current} && $pid == $self->{current}) {
             delete $self->{current};
-            $self->{log}->("generation $gen->{number} exited with " . _how($status));
+            my $said = $self->_read_status($gen) =~ s/\Aready\n//r =~ s/\s+\z//r;
+            $self->{log}->("generation $gen->{number} exited with " . _how($status) . ($said ? ": $said" : ''));
             $current_status = $status;
         } else {
             $self->{log}->("generation $gen->{number} has finished" . ($status ? ' (' . _how($status) . ')' : ''));

@@ -1,7 +1,9 @@
 # An option with a missing or invalid value makes kamado exit non-zero at
 # once with a one-line message naming the option (or the bad address),
 # before it serves anything: including a negative --workers, which would
-# otherwise leave a master that accepts connections and never answers.
+# otherwise leave a master that accepts connections and never answers;
+# autoscaling bounds the wrong way round; a scoreboard file that cannot be
+# created.
 use strict;
 use warnings;
 use lib 't/lib';
@@ -20,6 +22,9 @@ for my $case (
     [['--listen', 'nonsense'], qr/'nonsense'/],
     [['--port', '80x'], qr/\bport\b/],
     [['--workers', '-1', '--listen', '127.0.0.1:0'], qr/\bworkers\b/],
+    [['--min-workers', '3', '--max-workers', '2', '--listen', '127.0.0.1:0'], qr/--min-workers \(3\) is more than --max-workers \(2\)/],
+    [['--min-workers', '0', '--max-workers', '2', '--listen', '127.0.0.1:0'], qr/--min-workers must be 1 or more/],
+    [['--scoreboard', "$dir/no/such/dir/sb", '--listen', '127.0.0.1:0'], qr/scoreboard .*: No such file/],
 ) {
     my ($args, $names) = @$case;
     subtest join(' ', grep { $_ ne 'LAST' } @$args) => sub {

@@ -7,7 +7,7 @@ use Kamado::Options;
 use Kamado::Runner;
 
 # plackup -s Kamado: the same options as script/kamado, with underscores
-# or dashes (--max-workers, --keepalive-timeout ...).
+# or dashes (--max-reqs-per-child, --keepalive-timeout ...).
 
 sub new {
     my ($class, %args) = @_;

@@ -1,0 +1,186 @@
+/* kd_scoreboard.c: see kd_scoreboard.h. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "kd_scoreboard.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef char kd_sb_header_is_64_bytes[sizeof(kd_sb_header) == 64 ? 1 : -1];
+typedef char kd_sb_slot_is_128_bytes[sizeof(kd_sb_slot) == 128 ? 1 : -1];
+
+static size_t sb_len(unsigned nslots)
+{
+    return sizeof(kd_sb_header) + (size_t)nslots * sizeof(kd_sb_slot);
+}
+
+/* A new file next to path, of len bytes, with the mode (and, when allowed,
+ * the group) of the file it will replace, else 0600: request lines can
+ * carry secrets in their query strings. Its name is left in tmp. */
+static int new_file(const char *path, char *tmp, size_t tmp_size, size_t len)
+{
+    struct stat st;
+    int fd;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        errno = ELOOP;                /* a link in a shared directory: refuse it */
+        return -1;
+    }
+    if ((size_t)snprintf(tmp, tmp_size, "%s.XXXXXX", path) >= tmp_size) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    fd = mkostemp(tmp, O_CLOEXEC);    /* mode 0600 */
+    if (fd < 0)
+        return -1;
+    if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+        if (fchown(fd, (uid_t)-1, st.st_gid) != 0) {
+            /* not a member of its group: the mode alone */
+        }
+        (void)fchmod(fd, st.st_mode & 07777);
+    }
+    if (ftruncate(fd, (off_t)len) != 0) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+int kd_sb_create(kd_sb *sb, unsigned nslots, const char *path)
+{
+    size_t len;
+    void *p;
+    int fd = -1;
+    char tmp[4096];
+
+    if (nslots < 1 || nslots > KD_SB_MAX_SLOTS) {
+        errno = EINVAL;
+        return -1;
+    }
+    len = sb_len(nslots);
+    /* A file is made whole under a temporary name, then renamed over path:
+     * a master still running on the old file (a Server::Starter hot
+     * deploy) keeps its own, and a reader never sees a half-made one. */
+    if (path && (fd = new_file(path, tmp, sizeof tmp, len)) < 0)
+        return -1;
+    p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | (path ? 0 : MAP_ANONYMOUS), fd, 0);
+    if (fd >= 0) {
+        int e = errno;
+        close(fd);                    /* the mapping keeps the file */
+        errno = e;
+    }
+    if (p == MAP_FAILED) {
+        if (path) {
+            int e = errno;
+            unlink(tmp);
+            errno = e;
+        }
+        return -1;
+    }
+    memset(p, 0, len);
+    sb->header = p;
+    sb->slots = (kd_sb_slot *)((char *)p + sizeof(kd_sb_header));
+    sb->map_len = len;
+    sb->writable = 1;
+    sb->header->version = KD_SB_VERSION;
+    sb->header->nslots = nslots;
+    sb->header->slot_size = sizeof(kd_sb_slot);
+    sb->header->header_size = sizeof(kd_sb_header);
+    sb->header->master_pid = (int32_t)getpid();
+    /* the magic last: a reader that sees it sees the sizes */
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    memcpy(sb->header->magic, KD_SB_MAGIC, 8);
+    if (path && rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        kd_sb_unmap(sb);
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+int kd_sb_attach(kd_sb *sb, const char *path)
+{
+    struct stat st;
+    kd_sb_header *h;
+    void *p;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    if ((size_t)st.st_size < sizeof(kd_sb_header)) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED)
+        return -1;
+    h = p;
+    if (memcmp(h->magic, KD_SB_MAGIC, 8) != 0 || h->version != KD_SB_VERSION ||
+        h->slot_size != sizeof(kd_sb_slot) || h->header_size != sizeof(kd_sb_header) ||
+        h->nslots < 1 || h->nslots > KD_SB_MAX_SLOTS || sb_len(h->nslots) > (size_t)st.st_size) {
+        munmap(p, (size_t)st.st_size);
+        errno = EINVAL;
+        return -1;
+    }
+    sb->header = h;
+    sb->slots = (kd_sb_slot *)((char *)p + sizeof(kd_sb_header));
+    sb->map_len = (size_t)st.st_size;
+    sb->writable = 0;
+    return 0;
+}
+
+void kd_sb_unmap(kd_sb *sb)
+{
+    if (sb->header)
+        munmap(sb->header, sb->map_len);
+    sb->header = NULL;
+    sb->slots = NULL;
+}
+
+void kd_sb_claim(kd_sb *sb, unsigned i, uint32_t generation)
+{
+    kd_sb_slot *s = &sb->slots[i];
+    s->pid = 0;                       /* the worker stores its own */
+    s->generation = generation;
+    s->connections = 0;
+    s->requests = 0;
+    s->request[0] = '\0';
+    kd_sb_set_state(s, KD_SB_STARTING);
+}
+
+void kd_sb_clear(kd_sb *sb, unsigned i)
+{
+    kd_sb_slot *s = &sb->slots[i];
+    __atomic_store_n(&s->state, KD_SB_FREE, __ATOMIC_RELEASE);
+    s->pid = 0;
+    s->generation = 0;
+    s->connections = 0;
+    s->requests = 0;
+    s->since = kd_sb_clock();
+    memset(s->request, 0, sizeof s->request);
+}
+
+const char *kd_sb_state_name(unsigned state)
+{
+    static const char *names[KD_SB_STATES] = { "free", "starting", "idle", "reading", "app", "writing", "draining" };
+    return state < KD_SB_STATES ? names[state] : "unknown";
+}
