@@ -35,6 +35,7 @@ sub new {
         spool_threshold   => $args{spool_threshold} // 1024 * 1024,
         loop_settings     => $args{loop_settings} || {},
         on_drain          => $args{on_drain},           # called when accepting stops
+        pools             => $args{pools},  # {routes => [[prefix, send fd]], mine, recv_fd, listen}
         stopping          => 0,
     }, $class;
     return $self;
@@ -59,6 +60,7 @@ sub run {
         [map { $_->env_template } @listeners],
         $self->{loop_settings},
     );
+    $loop->set_pools(@{ $self->{pools} }{qw(routes mine recv_fd listen)}) if $self->{pools};
     $self->{loop} = $loop;
     local $SIG{PIPE} = 'IGNORE';
     # the soft stop of --request-timeout: a die in whatever Perl code runs
