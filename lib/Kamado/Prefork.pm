@@ -322,7 +322,9 @@ Replace the workers with new ones.
 
 =item TTIN, TTOU
 
-Add a worker; retire one (the newest, after its requests), never the last.
+Add a worker to the default pool; retire one of its workers (the newest,
+after its requests), never the last. The pools' (C<--pool>) sizes are
+fixed.
 
 =back
 

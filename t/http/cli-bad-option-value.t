@@ -20,6 +20,12 @@ for my $case (
     [['--listen', 'nonsense'], qr/'nonsense'/],
     [['--port', '80x'], qr/\bport\b/],
     [['--workers', '-1', '--listen', '127.0.0.1:0'], qr/\bworkers\b/],
+    [['--pool', 'ai', '--listen', '127.0.0.1:0'], qr/--pool 'ai'/],
+    [['--pool', 'ai:ai/', '--listen', '127.0.0.1:0'], qr/--pool 'ai:ai\/'.*start with \//],
+    [['--pool', 'ai:/ai/,workers=0', '--listen', '127.0.0.1:0'], qr/--pool .*workers=0/],
+    [['--pool', 'ai:/ai/,size=3', '--listen', '127.0.0.1:0'], qr/--pool .*size=3/],
+    [['--pool', 'a:/ai/', '--pool', 'b:/ai/', '--listen', '127.0.0.1:0'], qr/--pool .*given twice/],
+    [['--pool', 'ai:/ai/', '--workers', '0', '--listen', '127.0.0.1:0'], qr/--pool needs --workers/],
 ) {
     my ($args, $names) = @$case;
     subtest join(' ', grep { $_ ne 'LAST' } @$args) => sub {
