@@ -208,4 +208,18 @@ subtest 'waiting longer than --header-timeout for room: 503' => sub {
     is $res && $res->{status}, 200, 'and / is served';
 };
 
+subtest 'a pool worker that dies is replaced in its pool; TTIN grows the default pool' => sub {
+    my $server = start_server(app => $APP, workers => 1, args => ['--pool', 'ai:/ai/,workers=1']);
+    my ($victim) = keys %{ pool_pids($server, 2, 1) };
+    kill KILL => $victim;
+    my $ai = pool_pids($server, 2, 1);
+    ok !$ai->{$victim}, 'a new ai worker replaces the dead one';
+    my $res = env_of(read_response($server->send_get('/ai/after'), timeout => 5));
+    ok $ai->{ $res->{pid} // 0 }, 'and serves the pool';
+    kill TTIN => $server->pid;
+    is_deeply pool_pids($server, 3, 1), $ai, 'TTIN: one more worker, in the default pool';
+    kill TTOU => $server->pid;
+    is_deeply pool_pids($server, 2, 1), $ai, 'TTOU: one fewer, from the default pool';
+};
+
 done_testing;
