@@ -71,8 +71,10 @@ sub p99 {
 # $n requests to /ai/ sleeping $sleep s each, sent and not waited for
 sub hang {
     my ($server, $n, $sleep) = @_;
-    my @socks = map { $server->connect } 1 .. $n;
-    syswrite $_, get("/ai/hang?sleep=$sleep", 1) for @socks;
+    # each written as it connects: a worker that accepted many idle
+    # connections before their requests came would serve them all while
+    # the other workers idle, and / would not have to wait (see below)
+    my @socks = map { my $s = $server->connect; syswrite $s, get("/ai/hang?sleep=$sleep", 1); $s } 1 .. $n;
     return @socks;
 }
 
