@@ -316,6 +316,36 @@ OUTPUT:
     RETVAL
 
 void
+set_pools(Kamado::Loop self, AV *routes, int mine, int recv_fd, int listen)
+PPCODE:
+{
+    /* routes: [[prefix, send_fd], ...], the default pool's prefix empty */
+    kd_route r[KD_MAX_ROUTES];
+    SSize_t i, n = av_len(routes) + 1;
+    if (n < 1 || n > KD_MAX_ROUTES)
+        croak("Kamado::Loop->set_pools: need 1 to %d routes", KD_MAX_ROUTES);
+    Zero(r, KD_MAX_ROUTES, kd_route);
+    for (i = 0; i < n; i++) {
+        SV **e = av_fetch(routes, i, 0);
+        AV *pair;
+        STRLEN len;
+        const char *prefix;
+        if (!e || !SvROK(*e) || SvTYPE(SvRV(*e)) != SVt_PVAV || av_len((AV *)SvRV(*e)) != 1)
+            croak("Kamado::Loop->set_pools: route %d is not [prefix, fd]", (int)i);
+        pair = (AV *)SvRV(*e);
+        prefix = SvPV(*av_fetch(pair, 0, 0), len);
+        if (len >= KD_MAX_PREFIX)
+            croak("Kamado::Loop->set_pools: prefix longer than %d bytes", KD_MAX_PREFIX - 1);
+        memcpy(r[i].prefix, prefix, len);
+        r[i].prefix_len = len;
+        r[i].send_fd = (int)SvIV(*av_fetch(pair, 1, 0));
+    }
+    if (kd_loop_set_pools(self->loop, r, (int)n, mine, recv_fd, listen) != 0)
+        croak("Can't set up the pools: %s", strerror(errno));
+    XSRETURN_YES;
+}
+
+void
 DESTROY(Kamado::Loop self)
 CODE:
     kd_loop_free(self->loop);

@@ -24,6 +24,23 @@
 #define DRAIN_IDLE 1.0          /* seconds; see kd_loop_stop_accepting */
 #define LINGER 2.0              /* seconds; see kd_conn_error */
 
+/* what the upper 32 bits of an epoll event's data say it is (0: a
+ * connection, its fd in the lower bits) */
+#define TAG_LISTENER 1          /* index into listen_fds */
+#define TAG_QUEUE 2             /* this worker's pool queue (recv_fd) */
+#define TAG_ROUTE 3             /* a route's send_fd has room again */
+#define TAGGED(tag, i) ((uint64_t)(i) | ((uint64_t)(tag) << 32))
+
+/* A connection handed to another pool: this, then the bytes read so far. */
+#define HANDOFF_MAGIC 0x4b644830u
+typedef struct {
+    uint32_t magic;
+    int32_t listener;
+    int32_t requests;
+    int32_t remote_port;
+    char remote_addr[64];           /* NUL-terminated */
+} kd_handoff;
+
 double kd_now(void)
 {
     struct timespec ts;
@@ -143,6 +160,8 @@ kd_loop *kd_loop_new(const int *listen_fds, int n)
         return NULL;
     }
     l->nlisteners = n;
+    l->listen = 1;
+    l->recv_fd = -1;
     memcpy(l->listen_fds, listen_fds, sizeof(int) * (size_t)n);
     l->keepalive_timeout = 75;
     l->header_timeout = 30;
@@ -168,7 +187,7 @@ kd_loop *kd_loop_new(const int *listen_fds, int n)
             return NULL;
         }
         ev.events = EPOLLIN | EPOLLEXCLUSIVE;  /* wake few workers per connection */
-        ev.data.u64 = (uint64_t)i | ((uint64_t)1 << 32);
+        ev.data.u64 = TAGGED(TAG_LISTENER, i);
         if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, listen_fds[i], &ev) != 0) {
             int e = errno;
             close(l->epfd);
@@ -199,6 +218,7 @@ void kd_loop_free(kd_loop *l)
     }
     free(l->conns);
     free(l->queue);
+    free(l->spare);
     close(l->epfd);
     free(l);
 }
@@ -269,16 +289,25 @@ static kd_conn *dequeue(kd_loop *l)
     return c;
 }
 
+/* Taking new connections: from the listeners (unless this worker serves
+ * a pool of its own) and from its pool's queue. */
 static void set_listening(kd_loop *l, int on)
 {
+    struct epoll_event ev;
     int i;
     if (l->accepting == on)
         return;
-    for (i = 0; i < l->nlisteners; i++) {
-        struct epoll_event ev;
+    for (i = 0; l->listen && i < l->nlisteners; i++) {
         ev.events = EPOLLIN | EPOLLEXCLUSIVE;
-        ev.data.u64 = (uint64_t)i | ((uint64_t)1 << 32);
+        ev.data.u64 = TAGGED(TAG_LISTENER, i);
         epoll_ctl(l->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, l->listen_fds[i], &ev);
+    }
+    if (l->recv_fd >= 0) {
+        /* not EPOLLEXCLUSIVE: every idle worker of the pool wakes for a
+         * message and one gets it, so none waits while a worker idles */
+        ev.events = EPOLLIN;
+        ev.data.u64 = TAGGED(TAG_QUEUE, 0);
+        epoll_ctl(l->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, l->recv_fd, &ev);
     }
     l->accepting = on;
 }
@@ -338,10 +367,14 @@ static void drop_request_files(kd_loop *l, kd_conn *c)
     c->flushing = 0;
 }
 
+static void unpend(kd_loop *l, kd_conn *c);
+
 void kd_conn_close(kd_loop *l, kd_conn *c)
 {
     if (!c->open)
         return;
+    if (c->pending)
+        unpend(l, c);
     close(c->fd);                     /* also leaves the epoll set */
     drop_request_files(l, c);
     c->open = 0;
@@ -449,6 +482,8 @@ void kd_conn_error(kd_loop *l, kd_conn *c, int status)
     struct iovec iov;
     iov.iov_base = head;
     iov.iov_len = (size_t)n;
+    if (c->pending)
+        unpend(l, c);
     c->serving = 0;
     c->pos = c->len = 0;              /* what is left unread is never parsed */
     if (kd_write_all(l, c->fd, &iov, 1) != 0 || shutdown(c->fd, SHUT_WR) != 0) {
@@ -477,6 +512,8 @@ static void linger_read(kd_loop *l, kd_conn *c)
         kd_conn_close(l, c);
 }
 
+static void flush_pending(kd_loop *l, int ri);
+
 static void sweep(kd_loop *l, double now)
 {
     int fd;
@@ -484,17 +521,52 @@ static void sweep(kd_loop *l, double now)
     /* retry listening paused by EMFILE even if no connection closed */
     if (!l->accepting && !l->draining && l->nopen < l->max_conns)
         set_listening(l, 1);
+    for (fd = 0; fd < l->nroutes; fd++)
+        if (l->routes[fd].phead >= 0)
+            flush_pending(l, fd);     /* in case EPOLLOUT could not be watched */
     for (fd = 0; fd < l->conns_cap; fd++) {
         kd_conn *c = l->conns[fd];
         if (c && c->open && !c->serving && c->deadline < now) {
-            /* a head or a buffered body not finished in time gets 408;
-             * idle and lingering connections just close */
-            if (c->len > c->pos && !c->lingering && !c->flushing)
+            /* a head or a buffered body not finished in time gets 408,
+             * one its pool had no room for 503; idle and lingering
+             * connections just close */
+            if (c->pending)
+                kd_conn_error(l, c, 503);
+            else if (c->len > c->pos && !c->lingering && !c->flushing)
                 kd_conn_error(l, c, 408);
             else
                 kd_conn_close(l, c);
         }
     }
+}
+
+/* A connection new to this worker, on listener li; NULL (fd closed)
+ * when there is no memory for it. */
+static kd_conn *conn_open(kd_loop *l, int fd, int li)
+{
+    kd_conn *c = conn_slot(l, fd);
+    if (!c) {
+        close(fd);
+        return NULL;
+    }
+    c->fd = fd;
+    c->listener = li;
+    c->open = 1;
+    c->in_epoll = c->queued = c->serving = 0;
+    c->len = c->pos = 0;
+    c->requests = 0;
+    c->lingering = 0;
+    c->pending = 0;
+    c->body_start = 0;
+    c->deadline = kd_now() + l->header_timeout;
+    c->remote_addr[0] = '\0';
+    c->remote_port = 0;
+    l->nopen++;
+    if (l->sb)
+        l->sb->connections = (uint32_t)l->nopen;
+    if (l->nopen >= l->max_conns)
+        set_listening(l, 0);
+    return c;
 }
 
 static void accept_one(kd_loop *l, int li)
@@ -511,22 +583,8 @@ static void accept_one(kd_loop *l, int li)
             set_listening(l, 0);
         return;                       /* or another worker took it */
     }
-    c = conn_slot(l, fd);
-    if (!c) {
-        close(fd);
+    if (!(c = conn_open(l, fd, li)))
         return;
-    }
-    c->fd = fd;
-    c->listener = li;
-    c->open = 1;
-    c->in_epoll = c->queued = c->serving = 0;
-    c->len = c->pos = 0;
-    c->requests = 0;
-    c->lingering = 0;
-    c->body_start = 0;
-    c->deadline = kd_now() + l->header_timeout;
-    c->remote_addr[0] = '\0';
-    c->remote_port = 0;
     if (ss.ss_family == AF_INET) {
         struct sockaddr_in *a = (struct sockaddr_in *)&ss;
         inet_ntop(AF_INET, &a->sin_addr, c->remote_addr, sizeof c->remote_addr);
@@ -537,11 +595,6 @@ static void accept_one(kd_loop *l, int li)
         c->remote_port = ntohs(a->sin6_port);
     }
     c->remote_addr_len = strlen(c->remote_addr);
-    l->nopen++;
-    if (l->sb)
-        l->sb->connections = (uint32_t)l->nopen;
-    if (l->nopen >= l->max_conns)
-        set_listening(l, 0);
     /* with TCP_DEFER_ACCEPT the request is usually here already: reading
      * now saves a trip through epoll for one-request connections */
     switch (fill(c)) {
@@ -555,6 +608,220 @@ static void accept_one(kd_loop *l, int li)
     default:
         kd_conn_close(l, c);
     }
+}
+
+/* Pools (see kd_loop_set_pools). */
+
+int kd_loop_set_pools(kd_loop *l, const kd_route *routes, int n, int my_route,
+                      int recv_fd, int listen)
+{
+    int i;
+    if (n < 1 || n > KD_MAX_ROUTES || my_route < 0 || my_route >= n || recv_fd < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (!l->spare && !(l->spare = malloc(KD_BUF_SIZE)))
+        return -1;
+    set_listening(l, 0);
+    for (i = 0; i < n; i++) {
+        l->routes[i] = routes[i];
+        l->routes[i].watching = 0;
+        l->routes[i].phead = l->routes[i].ptail = -1;
+    }
+    l->nroutes = n;
+    l->my_route = my_route;
+    l->recv_fd = recv_fd;
+    l->listen = listen;
+    set_listening(l, 1);
+    return 0;
+}
+
+/* The route of a request: the longest prefix of its path as sent. */
+static int route_of(const kd_loop *l, const kd_request *req)
+{
+    int i, best = -1;
+    size_t best_len = 0;
+    for (i = 0; i < l->nroutes; i++) {
+        const kd_route *r = &l->routes[i];
+        if (r->prefix_len <= req->path_len && (best < 0 || r->prefix_len > best_len) &&
+            (r->prefix_len == 0 || memcmp(req->path, r->prefix, r->prefix_len) == 0))
+            best = i, best_len = r->prefix_len;
+    }
+    return best < 0 ? l->my_route : best;
+}
+
+/* Sends the connection and its unconsumed bytes to route r's queue and
+ * lets go of it here. 1 sent; 0 no room in the queue yet; -1 failed. */
+static int hand_over(kd_loop *l, kd_conn *c, const kd_route *r)
+{
+    kd_handoff h;
+    struct iovec iov[2];
+    struct msghdr m;
+    union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } ctl;
+    struct cmsghdr *cm;
+    ssize_t n;
+
+    memset(&h, 0, sizeof h);
+    h.magic = HANDOFF_MAGIC;
+    h.listener = c->listener;
+    h.requests = c->requests;
+    h.remote_port = c->remote_port;
+    memcpy(h.remote_addr, c->remote_addr, c->remote_addr_len);
+    iov[0].iov_base = &h;
+    iov[0].iov_len = sizeof h;
+    iov[1].iov_base = c->buf + c->pos;
+    iov[1].iov_len = c->len - c->pos;
+    memset(&m, 0, sizeof m);
+    memset(&ctl, 0, sizeof ctl);
+    m.msg_iov = iov;
+    m.msg_iovlen = 2;
+    m.msg_control = ctl.buf;
+    m.msg_controllen = sizeof ctl.buf;
+    cm = CMSG_FIRSTHDR(&m);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cm), &c->fd, sizeof(int));
+    do {
+        n = sendmsg(r->send_fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+    /* The receiver shares the open file description, and epoll
+     * registrations belong to that: close() alone would leave ours. No
+     * shutdown either: the connection lives on over there. */
+    if (c->in_epoll)
+        epoll_ctl(l->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+    c->in_epoll = 0;
+    kd_conn_close(l, c);
+    return 1;
+}
+
+static void unpend(kd_loop *l, kd_conn *c)
+{
+    kd_route *r = &l->routes[c->pending - 1];
+    if (c->pend_prev >= 0)
+        l->conns[c->pend_prev]->pend_next = c->pend_next;
+    else
+        r->phead = c->pend_next;
+    if (c->pend_next >= 0)
+        l->conns[c->pend_next]->pend_prev = c->pend_prev;
+    else
+        r->ptail = c->pend_prev;
+    c->pending = 0;
+}
+
+/* Hands over the connections waiting for route ri, in order, until its
+ * queue is full again; watches its send end for room meanwhile. */
+static void flush_pending(kd_loop *l, int ri)
+{
+    kd_route *r = &l->routes[ri];
+    struct epoll_event ev;
+    while (r->phead >= 0) {
+        kd_conn *c = l->conns[r->phead];
+        int rv = hand_over(l, c, r);
+        if (rv == 0)
+            break;
+        if (rv < 0)
+            kd_conn_error(l, c, 503);
+    }
+    if ((r->phead >= 0) == r->watching)
+        return;
+    /* unix seqpacket poll reports writable once the queue has drained */
+    ev.events = EPOLLOUT;
+    ev.data.u64 = TAGGED(TAG_ROUTE, ri);
+    if (epoll_ctl(l->epfd, r->watching ? EPOLL_CTL_DEL : EPOLL_CTL_ADD, r->send_fd, &ev) == 0)
+        r->watching = !r->watching;
+}
+
+/* A complete head that belongs to route ri's pool: off it goes, or, when
+ * the pool's queue is full, it waits in line here (input unwatched) for up
+ * to header_timeout. */
+static void route_to(kd_loop *l, kd_conn *c, int ri)
+{
+    kd_route *r = &l->routes[ri];
+    int rv = r->phead < 0 ? hand_over(l, c, r) : 0;   /* never ahead of those waiting */
+    if (rv > 0)
+        return;
+    if (rv < 0) {
+        kd_conn_error(l, c, 503);
+        return;
+    }
+    if (c->in_epoll && epoll_ctl(l->epfd, EPOLL_CTL_DEL, c->fd, NULL) == 0)
+        c->in_epoll = 0;
+    c->pending = ri + 1;
+    c->pend_next = -1;
+    c->pend_prev = r->ptail;
+    if (r->ptail >= 0)
+        l->conns[r->ptail]->pend_next = c->fd;
+    else
+        r->phead = c->fd;
+    r->ptail = c->fd;
+    c->deadline = kd_now() + l->header_timeout;
+    flush_pending(l, ri);             /* starts watching for room */
+}
+
+/* Takes one connection from this worker's pool queue (one per wakeup, so
+ * the pool's idle workers share them) and queues it for parsing. */
+static void receive_one(kd_loop *l)
+{
+    kd_handoff h;
+    struct iovec iov[2];
+    struct msghdr m;
+    union { char buf[CMSG_SPACE(sizeof(int) * 4)]; struct cmsghdr align; } ctl;
+    struct cmsghdr *cm;
+    ssize_t n;
+    int fd = -1;
+    kd_conn *c;
+    char *buf;
+
+    iov[0].iov_base = &h;
+    iov[0].iov_len = sizeof h;
+    iov[1].iov_base = l->spare;
+    iov[1].iov_len = KD_BUF_SIZE;
+    memset(&m, 0, sizeof m);
+    m.msg_iov = iov;
+    m.msg_iovlen = 2;
+    m.msg_control = ctl.buf;
+    m.msg_controllen = sizeof ctl.buf;
+    do {
+        n = recvmsg(l->recv_fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return;                       /* another worker took it */
+    for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+        size_t k, nfds;
+        if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+            continue;
+        nfds = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (k = 0; k < nfds; k++) {
+            int x;
+            memcpy(&x, CMSG_DATA(cm) + k * sizeof(int), sizeof x);
+            if (fd < 0)
+                fd = x;
+            else
+                close(x);             /* never more than one: malformed */
+        }
+    }
+    if (fd < 0)
+        return;
+    if ((size_t)n < sizeof h || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+        h.magic != HANDOFF_MAGIC || h.listener < 0 || h.listener >= l->nlisteners ||
+        h.requests < 0 || !memchr(h.remote_addr, '\0', sizeof h.remote_addr)) {
+        close(fd);
+        return;
+    }
+    if (!(c = conn_open(l, fd, h.listener)))
+        return;
+    buf = c->buf;                     /* the bytes are in spare: swap */
+    c->buf = l->spare;
+    l->spare = buf;
+    c->len = (size_t)n - sizeof h;
+    c->requests = h.requests;
+    c->remote_port = h.remote_port;
+    memcpy(c->remote_addr, h.remote_addr, sizeof c->remote_addr);
+    c->remote_addr_len = strlen(c->remote_addr);
+    enqueue(l, c);
 }
 
 /* Moves the unconsumed bytes to the start of the buffer, making room for
@@ -671,6 +938,14 @@ static int try_parse(kd_loop *l, kd_conn *c)
         kd_conn_error(l, c, 413);
         return 0;
     }
+    /* --pool: a request for another pool goes there before its body */
+    if (l->nroutes) {
+        int ri = route_of(l, &c->req);
+        if (ri != l->my_route) {
+            route_to(l, c, ri);
+            return 0;
+        }
+    }
     /* Chunked bodies, and Content-Length ones too large for the buffer,
      * go to a temporary file. (A head over half the buffer leaves the body
      * to the worker: the head stays in the buffer while the body passes
@@ -771,7 +1046,13 @@ int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out)
         for (i = 0; i < n; i++) {
             uint64_t d = evs[i].data.u64;
             if (d >> 32) {
-                accept_one(l, (int)(d & 0xffffffffu));
+                int i32 = (int)(d & 0xffffffffu);
+                if (d >> 32 == TAG_LISTENER)
+                    accept_one(l, i32);
+                else if (d >> 32 == TAG_QUEUE)
+                    receive_one(l);
+                else
+                    flush_pending(l, i32);
                 continue;
             }
             c = l->conns[(int)d];

@@ -25,6 +25,8 @@
 
 #define KD_BUF_SIZE 65536          /* read size and head limit */
 #define KD_MAX_LISTENERS 32
+#define KD_MAX_ROUTES 32           /* pools, the default one included */
+#define KD_MAX_PREFIX 256
 
 typedef struct kd_conn {
     int fd;
@@ -62,8 +64,21 @@ typedef struct kd_conn {
     char remote_addr[64];
     size_t remote_addr_len;
     int remote_port;
+    int pending;                    /* route + 1 while waiting to be handed over */
+    int pend_prev, pend_next;       /* that route's FIFO, by fd; -1 at the ends */
     kd_request req;
 } kd_conn;
+
+/* --pool: where a request whose path starts with prefix goes. send_fd is
+ * the sending end of the pool's queue, a SOCK_SEQPACKET socketpair the
+ * master holds and every worker inherits. */
+typedef struct {
+    char prefix[KD_MAX_PREFIX];
+    size_t prefix_len;
+    int send_fd;
+    int watching;                   /* send_fd is in the epoll set for EPOLLOUT */
+    int phead, ptail;               /* connections waiting for room; -1: none */
+} kd_route;
 
 typedef struct {
     int epfd;
@@ -71,6 +86,13 @@ typedef struct {
     int listen_fds[KD_MAX_LISTENERS];
     int accepting;
     int draining;
+    int listen;                     /* takes new connections from the listeners */
+    /* pools (kd_loop_set_pools); nroutes 0: none, the hot path's one test */
+    int nroutes;
+    int my_route;                   /* the route this worker serves */
+    int recv_fd;                    /* its pool's queue; -1 */
+    kd_route routes[KD_MAX_ROUTES];
+    char *spare;                    /* a connection buffer to receive into */
     kd_conn **conns;                /* by fd */
     int conns_cap;
     int *queue;                     /* ring of fds with bytes to parse */
@@ -98,6 +120,16 @@ typedef struct {
 
 kd_loop *kd_loop_new(const int *listen_fds, int n);
 void kd_loop_free(kd_loop *l);
+
+/* Pools: routes[] (prefix, send_fd; the default pool's prefix is empty),
+ * my_route the one this worker serves, recv_fd its queue, listen whether
+ * it also accepts on the listeners (the default pool's workers do). A
+ * request whose longest matching prefix is another route's is handed to
+ * that pool's queue with its connection (SCM_RIGHTS) and the bytes read
+ * so far; one that cannot go yet waits here, in order, up to
+ * header_timeout (then 503). 0, or -1 with errno set. */
+int kd_loop_set_pools(kd_loop *l, const kd_route *routes, int n, int my_route,
+                      int recv_fd, int listen);
 
 /* Waits up to timeout_ms for a complete request head. Returns 1 and sets
  * *out when one is ready; 0 on timeout or signal (so the caller can act on

@@ -23,6 +23,9 @@ my @cases = (
     [[qw(--keepalive-timeout 1.5 --max-keepalive-reqs 7)], {keepalive_timeout => 1.5, max_keepalive_reqs => 7}],
     [[qw(--max-reqs-per-child 100 --spool-threshold 10)],  {max_reqs_per_child => 100, spool_threshold => 10}],
     [[qw(-a x.psgi)],                       {app => 'x.psgi'}],
+    [['--pool', 'ai:/ai/', '--pool', 'slow:/s/x,timeout=2.5,workers=3'],
+        {pool => [{name => 'ai', prefix => '/ai/', workers => 1, timeout => undef},
+                  {name => 'slow', prefix => '/s/x', workers => 3, timeout => 2.5}]}],
 );
 for my $case (@cases) {
     my ($argv, $want) = @$case;

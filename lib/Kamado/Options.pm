@@ -18,6 +18,7 @@ our @TABLE = (
     ['max-workers',            '=i',  undef,  'autoscaling: the most workers run when all are busy'],
     ['max-worker-idle',        '=f',  10,     'autoscaling: seconds a spare worker stays idle before it is retired'],
     ['scoreboard',             '=s',  undef,  'file the scoreboard of worker states is kept in, for outside tools'],
+    ['pool',                   '=s@', undef,  'NAME:PATH_PREFIX[,workers=N][,timeout=S]: workers of their own for a path prefix (repeatable)'],
     ['max-reqs-per-child',     '=i',  0,      'requests a worker serves before it is replaced; 0 never'],
     ['graceful-timeout',       '=f',  25,     'seconds TERM waits for busy workers before killing them; 0 waits for ever'],
     ['max-worker-age',         '=f',  0,      'seconds a worker serves before it is replaced; 0 never'],
@@ -77,7 +78,45 @@ sub parse_argv {
         die "kamado: more than one app given: @ARGV\n" if @ARGV > 1 || defined $opt{app};
         $opt{app} = $ARGV[0];
     }
-    return { defaults()->%*, %opt };
+    return _check_pools({ defaults()->%*, %opt });
+}
+
+# --pool values, strings, become [{name, prefix, workers, timeout}]; dies
+# with one line naming --pool and the value at fault.
+sub _check_pools {
+    my ($opt) = @_;
+    my $specs = $opt->{pool} // return $opt;
+    my (@pools, %seen);
+    for my $spec (ref $specs ? @$specs : $specs) {
+        my $pool = ref $spec ? $spec : parse_pool($spec);
+        for my $k (qw(name prefix)) {
+            die "kamado: --pool '$spec': the $k $pool->{$k} is given twice\n" if $seen{$k}{ $pool->{$k} }++;
+        }
+        push @pools, $pool;
+    }
+    die "kamado: --pool needs --workers 1 or more (the other requests need workers too)\n" if !$opt->{workers};
+    $opt->{pool} = \@pools;
+    return $opt;
+}
+
+sub parse_pool {
+    my ($spec) = @_;
+    my $bad = sub { die "kamado: --pool '$spec': $_[0] (expected NAME:PATH_PREFIX[,workers=N][,timeout=S])\n" };
+    my ($name, $prefix, $rest) = $spec =~ m{\A([A-Za-z0-9_.-]+):([^,\s]*)(.*)\z}s or $bad->('no NAME:PATH_PREFIX');
+    $bad->('the prefix must start with /') unless $prefix =~ m{\A/};
+    $bad->('the prefix is longer than 255 bytes') if length $prefix > 255;
+    my %pool = (name => $name, prefix => $prefix, workers => 1, timeout => undef);
+    $bad->('an empty setting after a comma') if $rest =~ /,\z/;
+    for my $kv ($rest eq '' ? () : split /,/, substr($rest, 1), -1) {
+        if ($kv =~ /\Aworkers=([1-9][0-9]{0,3})\z/) {
+            $pool{workers} = $1 + 0;
+        } elsif ($kv =~ /\Atimeout=([0-9]+(?:\.[0-9]+)?)\z/) {
+            $pool{timeout} = $1 + 0;
+        } else {
+            $bad->("'$kv' is not workers=N (1 or more) or timeout=SECONDS");
+        }
+    }
+    return \%pool;
 }
 
 # Options handed to Plack::Handler::Kamado by plackup: underscores or
@@ -92,7 +131,7 @@ sub from_handler_args {
         $opt{$key} = $args{$k};
     }
     $opt{listen} = [$opt{listen}] if defined $opt{listen} && !ref $opt{listen};
-    return { defaults()->%*, %opt };
+    return _check_pools({ defaults()->%*, %opt });
 }
 
 1;

@@ -4,7 +4,8 @@ use strict;
 use warnings;
 
 use POSIX qw(WNOHANG);
-use List::Util qw(min max);
+use List::Util qw(min max sum);
+use Socket qw(AF_UNIX SOCK_SEQPACKET);
 use Time::HiRes ();
 use Kamado::ErrorLog;
 use Kamado::Server;
@@ -31,6 +32,7 @@ sub new {
         max_workers  => $args{max_workers},
         max_worker_idle => $args{max_worker_idle} // 10,
         scoreboard_file => $args{scoreboard},
+        pools        => $args{pools} || [],  # [{name, prefix, workers, timeout}]
         app          => $args{app},          # a PSGI app, or undef with loader
         loader       => $args{loader},       # loads the app in each worker
         server_args  => $args{server_args} || {},
@@ -41,6 +43,7 @@ sub new {
         on_give_up   => $args{on_give_up},   # why, when the app never loads
         log          => $args{log} || sub { print STDERR "[kamado] [$$] @_\n" },
         children     => {},                  # pid => generation
+        pool_of      => {},                  # pid => pool index (0: the default pool)
         generation   => $args{generation} // 1,    # the supervisor's count
         load_failures => 0,                  # in a row; see LOAD_FAILED
         slot_of      => {},                  # pid => scoreboard slot
@@ -85,6 +88,7 @@ sub run {
     pipe(my $notice_r, my $notice_w) or die "Can't create a pipe: $!\n";
     $notice_w->autoflush(1);
     $self->{notice_w} = $notice_w;
+    $self->_make_queues if $self->{pools}->@*;
 
     # it serves once workers are forked from the preloaded app, or once
     # the first worker has loaded it
@@ -111,20 +115,28 @@ sub run {
             return 1;
         }
         $self->_autoscale if $self->autoscaling;
-        my $current = grep { $_ == $self->{generation} } values $self->{children}->%*;
+        # workers of this generation, and how many each pool lacks
+        my @want = ($self->{workers}, map { $_->{workers} } $self->{pools}->@*);
+        my @current = (0) x @want;
+        while (my ($pid, $gen) = each $self->{children}->%*) {
+            $current[ $self->{pool_of}{$pid} ]++ if $gen == $self->{generation};
+        }
+        my $missing = sum map { max(0, $want[$_] - $current[$_]) } 0 .. $#want;
         # a worker that died at once is not replaced in a tight loop: 1 s
         # after a crash, a doubling pause while the app cannot be loaded
         my $pause = $self->{load_failures} ? min(LOAD_PAUSE * 2**($self->{load_failures} - 1), 4) : 1;
         my $wait = $last_failure + $pause - Time::HiRes::time();
-        if ($current < $self->{workers} && $wait <= 0) {
-            $self->_spawn for $current + 1 .. $self->{workers};
+        if ($missing && $wait <= 0) {
+            for my $pool (0 .. $#want) {
+                $self->_spawn($pool) for $current[$pool] + 1 .. $want[$pool];
+            }
             next;
         }
         delete $signal{child};
         next if $signal{child} || $signal{stop} || $signal{restart} || $signal{more} || $signal{fewer} || $signal{reopen};
         vec(my $rin = '', fileno $notice_r, 1) = 1;
         # a signal or a notice ends the wait
-        my $timeout = $current < $self->{workers} && $wait < 1 ? $wait : 1;
+        my $timeout = $missing && $wait < 1 ? $wait : 1;
         $timeout = min($timeout, max(0, $self->{next_tick} - Time::HiRes::time())) if $self->autoscaling;
         select $rin, undef, undef, $timeout;
     }
@@ -132,15 +144,48 @@ sub run {
     return 0;
 }
 
-# TTIN adds a worker, TTOU retires one (the newest), never the last; when
-# autoscaling, within --min-workers and --max-workers.
+# --pool: one queue per pool, the default one first, each a SOCK_SEQPACKET
+# socket pair every worker inherits: a worker hands a request that belongs
+# to another pool, with its connection, to that pool's sending end; the
+# pool's workers take it from the receiving end. The master holds both
+# ends, so a queue outlives the workers that are replaced.
+sub _make_queues {
+    my ($self) = @_;
+    my @queues;
+    for my $pool ({name => 'default', prefix => ''}, $self->{pools}->@*) {
+        socketpair(my $send, my $recv, AF_UNIX, SOCK_SEQPACKET, 0)
+            or die "Can't create the queue of pool $pool->{name}: $!\n";
+        push @queues, {prefix => $pool->{prefix}, send => $send, recv => $recv};
+    }
+    $self->{queues} = \@queues;
+}
+
+# What Kamado::Server needs to serve pool $i (0: the default pool).
+sub _pool_args {
+    my ($self, $i) = @_;
+    my @queues = $self->{queues}->@*;
+    my $timeout = $i ? $self->{pools}[ $i - 1 ]{timeout} : undef;
+    return (
+        pools => {
+            routes  => [map { [$_->{prefix}, fileno $_->{send}] } @queues],
+            mine    => $i,
+            recv_fd => fileno $queues[$i]{recv},
+            listen  => $i == 0 ? 1 : 0,    # a pool's workers take only its queue
+        },
+        (defined $timeout ? (request_timeout => $timeout) : ()),
+    );
+}
+
+# TTIN adds a worker, TTOU retires one (the newest), never the last; both
+# act on the default pool; when autoscaling, within --min-workers and
+# --max-workers.
 sub _resize {
     my ($self, $more, $fewer) = @_;
     return unless $more || $fewer;
     my $want = max(1, $self->{workers} + ($more // 0) - ($fewer // 0));
     $want = min(max($want, $self->{min_workers}), $self->{max_workers}) if $self->autoscaling;
     my @current = sort { $b <=> $a }
-        grep { $self->{children}{$_} == $self->{generation} } keys $self->{children}->%*;
+        grep { $self->{children}{$_} == $self->{generation} && !$self->{pool_of}{$_} } keys $self->{children}->%*;
     if (@current > $want) {
         my @retire = @current[0 .. @current - $want - 1];
         $self->{children}{$_} = 0 for @retire;    # not counted: no replacement
@@ -162,7 +207,9 @@ sub _autoscale {
     my $now = Time::HiRes::time();
     return if $now < ($self->{next_tick} // 0);
     $self->{next_tick} = $now + TICK;
-    my @current = grep { $self->{children}{$_} == $self->{generation} } keys $self->{children}->%*;
+    # (the default pool's workers: --pool sizes are fixed)
+    my @current = grep { $self->{children}{$_} == $self->{generation} && !$self->{pool_of}{$_} }
+        keys $self->{children}->%*;
     return if @current < $self->{workers};    # still starting them
     my @slots = $self->{scoreboard}->slots;
     my %slot = map { my $i = $self->{slot_of}{$_}; defined $i ? ($_ => $slots[$i]) : () } @current;
@@ -189,7 +236,8 @@ sub _autoscale {
 my $FORK_SIGNALS = POSIX::SigSet->new(map { POSIX->can("SIG$_")->() } qw(TERM QUIT INT HUP TTIN TTOU USR1));
 
 sub _spawn {
-    my ($self) = @_;
+    my ($self, $pool) = @_;
+    $pool //= 0;
     my $master = $$;
     my $slot = $self->_free_slot;
     $self->{scoreboard}->claim($slot, $self->{generation}) if defined $slot;
@@ -205,13 +253,14 @@ sub _spawn {
     if ($pid) {
         POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
         $self->{children}{$pid} = $self->{generation};
+        $self->{pool_of}{$pid} = $pool;
         if (defined $slot) {
             $self->{slot_of}{$pid} = $slot;
             $self->{scoreboard}->set_pid($slot, $pid);
         }
         return;
     }
-    $self->_worker_main($master, $old, $slot);
+    $self->_worker_main($master, $old, $slot, $pool);
 }
 
 # The lowest slot no worker holds, or undef when all are taken.
@@ -232,9 +281,10 @@ sub _release_slot {
 }
 
 sub _worker_main {
-    my ($self, $master, $mask, $slot) = @_;
+    my ($self, $master, $mask, $slot, $pool) = @_;
     my ($server, $stop);
-    $0 =~ s/^kamado (?:master|generation \d+)/kamado worker/;
+    my $name = $pool ? " $self->{pools}[$pool - 1]{name}" : '';
+    $0 =~ s/^kamado (?:master|generation \d+)/kamado worker$name/;
     # a stop that comes while the app loads is acted on once the server exists
     $SIG{$_} = sub { $stop = 1; $server->stop if $server } for qw(TERM QUIT);
     $SIG{INT} = sub { POSIX::_exit(0) };    # at once, mid-request or not
@@ -259,6 +309,7 @@ sub _worker_main {
         $age -= rand($age / 5) if $age;
         $server = Kamado::Server->new(
             %{ $self->{server_args} },
+            ($self->{queues} ? $self->_pool_args($pool) : ()),
             app          => $app,
             max_requests => $max,
             max_age      => $age,
@@ -297,6 +348,7 @@ sub _reap {
     while ((my $pid = waitpid(-1, WNOHANG)) > 0) {
         my $gen = delete $self->{children}{$pid} // next;
         $self->_release_slot($pid);
+        delete $self->{pool_of}{$pid};
         if ($?) {
             $$last_failure = Time::HiRes::time();
             # (only workers that load the app exit with it for that reason;
@@ -417,10 +469,11 @@ Reopen C<--error-log>, here and in every worker.
 
 =item TTIN, TTOU
 
-Add a worker; retire one (the newest, after its requests), never the last.
-With autoscaling, within C<min_workers> and C<max_workers>; autoscaling
-goes on from the new count (an added worker that stays idle is retired
-again).
+Add a worker to the default pool; retire one of its workers (the newest,
+after its requests), never the last. With autoscaling, within
+C<min_workers> and C<max_workers>; autoscaling goes on from the new count
+(an added worker that stays idle is retired again). The pools'
+(C<--pool>) sizes are fixed.
 
 =back
 

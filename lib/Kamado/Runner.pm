@@ -48,6 +48,12 @@ sub run_cli {
     return $class->serve($opt, loader => $loader);
 }
 
+sub _describe_pool {
+    my ($pool) = @_;
+    return "pool $pool->{name} for $pool->{prefix} with $pool->{workers} worker" . ($pool->{workers} == 1 ? '' : 's')
+        . (defined $pool->{timeout} ? ", --request-timeout $pool->{timeout}" : '');
+}
+
 sub _is_app {
     my ($app) = @_;
     return ref $app eq 'CODE' || (Scalar::Util::blessed($app) && overload::Method($app, '&{}'));
@@ -63,7 +69,8 @@ sub serve {
     my @listeners = $class->listeners($opt);
     my $on_ready = sub {
         print STDERR "[kamado] [$$] accepting connections at ", join(', ', map { $_->name } @listeners),
-            defined $max ? " with $min to $max workers\n" : " with $opt->{workers} workers\n";
+            defined $max ? " with $min to $max workers" : " with $opt->{workers} workers",
+            (map { '; ' . _describe_pool($_) } ($opt->{pool} // [])->@*), "\n";
         $opt->{server_ready}->({
             host => $listeners[0]->host, port => $listeners[0]->port,
             proto => 'http', server_software => 'Kamado',
@@ -78,6 +85,7 @@ sub serve {
         max_requests => $opt->{max_reqs_per_child},
         max_age      => $opt->{max_worker_age},
         graceful_timeout => $opt->{graceful_timeout},
+        pools        => $opt->{pool},
         server_args => {
             listeners       => \@listeners,
             spool_threshold => $opt->{spool_threshold},

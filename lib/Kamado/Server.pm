@@ -37,6 +37,7 @@ sub new {
         on_drain          => $args{on_drain},           # called when accepting stops
         scoreboard        => $args{scoreboard},         # Kamado::Scoreboard, or undef
         slot              => $args{slot},               # this worker's slot in it
+        pools             => $args{pools},  # {routes => [[prefix, send fd]], mine, recv_fd, listen}
         stopping          => 0,
     }, $class;
     return $self;
@@ -61,6 +62,7 @@ sub run {
         [map { $_->env_template } @listeners],
         $self->{loop_settings},
     );
+    $loop->set_pools(@{ $self->{pools} }{qw(routes mine recv_fd listen)}) if $self->{pools};
     $self->{loop} = $loop;
     # the engine reports its state there itself: no Perl call per request
     $loop->scoreboard($self->{scoreboard}, $self->{slot}) if $self->{scoreboard} && defined $self->{slot};

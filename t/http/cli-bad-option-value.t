@@ -25,6 +25,12 @@ for my $case (
     [['--min-workers', '3', '--max-workers', '2', '--listen', '127.0.0.1:0'], qr/--min-workers \(3\) is more than --max-workers \(2\)/],
     [['--min-workers', '0', '--max-workers', '2', '--listen', '127.0.0.1:0'], qr/--min-workers must be 1 or more/],
     [['--scoreboard', "$dir/no/such/dir/sb", '--listen', '127.0.0.1:0'], qr/scoreboard .*: No such file/],
+    [['--pool', 'ai', '--listen', '127.0.0.1:0'], qr/--pool 'ai'/],
+    [['--pool', 'ai:ai/', '--listen', '127.0.0.1:0'], qr/--pool 'ai:ai\/'.*start with \//],
+    [['--pool', 'ai:/ai/,workers=0', '--listen', '127.0.0.1:0'], qr/--pool .*workers=0/],
+    [['--pool', 'ai:/ai/,size=3', '--listen', '127.0.0.1:0'], qr/--pool .*size=3/],
+    [['--pool', 'a:/ai/', '--pool', 'b:/ai/', '--listen', '127.0.0.1:0'], qr/--pool .*given twice/],
+    [['--pool', 'ai:/ai/', '--workers', '0', '--listen', '127.0.0.1:0'], qr/--pool needs --workers/],
 ) {
     my ($args, $names) = @$case;
     subtest join(' ', grep { $_ ne 'LAST' } @$args) => sub {
