@@ -538,10 +538,17 @@ PPCODE:
 }
 
 void
-stop_accepting(Kamado::Loop self)
+stop_accepting(Kamado::Loop self, int keep_queue = 0)
 PPCODE:
-    kd_loop_stop_accepting(self->loop);
+    kd_loop_stop_accepting(self->loop, keep_queue);
     XSRETURN_YES;
+
+int
+drained(Kamado::Loop self)
+CODE:
+    RETVAL = kd_loop_drained(self->loop);
+OUTPUT:
+    RETVAL
 
 UV
 serving(Kamado::Loop self, int fd)

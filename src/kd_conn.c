@@ -368,6 +368,7 @@ static void drop_request_files(kd_loop *l, kd_conn *c)
 }
 
 static void unpend(kd_loop *l, kd_conn *c);
+static int queue_waiting(kd_loop *l);
 
 void kd_conn_close(kd_loop *l, kd_conn *c)
 {
@@ -534,7 +535,12 @@ static void sweep(kd_loop *l, double now)
                 kd_conn_error(l, c, 503);
             else if (c->len > c->pos && !c->lingering && !c->flushing)
                 kd_conn_error(l, c, 408);
-            else
+            else if (!c->lingering && !c->flushing && fill(c) == 1) {
+                /* idle, but a request came while the worker was busy
+                 * (the event not read yet): it is served, not reset */
+                c->deadline = now + l->header_timeout;
+                enqueue(l, c);
+            } else
                 kd_conn_close(l, c);
         }
     }
@@ -938,8 +944,10 @@ static int try_parse(kd_loop *l, kd_conn *c)
         kd_conn_error(l, c, 413);
         return 0;
     }
-    /* --pool: a request for another pool goes there before its body */
-    if (l->nroutes) {
+    /* --pool: a request for another pool goes there before its body
+     * (a draining worker serves it itself: the last request on its
+     * connection, and the other pool may be draining too) */
+    if (l->nroutes && !l->draining) {
         int ri = route_of(l, &c->req);
         if (ri != l->my_route) {
             route_to(l, c, ri);
@@ -1031,8 +1039,13 @@ int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out)
                 return 1;
             }
         }
-        if (l->draining && l->nopen == 0)
+        if (l->draining && l->nopen == 0) {
+            if (l->drain_queue && queue_waiting(l)) {
+                receive_one(l);
+                continue;
+            }
             return 0;
+        }
         n = epoll_wait(l->epfd, evs, EVENTS_PER_WAIT,
                        timeout_ms < 0 || timeout_ms > 1000 ? 1000 :
                        l->draining && timeout_ms > 50 ? 50 : timeout_ms);
@@ -1090,17 +1103,55 @@ void kd_loop_scoreboard(kd_loop *l, kd_sb_slot *slot)
     }
 }
 
-void kd_loop_stop_accepting(kd_loop *l)
+/* Whether this worker's pool queue holds a connection now. */
+static int queue_waiting(kd_loop *l)
+{
+    struct pollfd p;
+    if (l->recv_fd < 0)
+        return 0;
+    p.fd = l->recv_fd;
+    p.events = POLLIN;
+    p.revents = 0;
+    return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+int kd_loop_drained(kd_loop *l)
+{
+    return l->draining && l->nopen == 0 && !(l->drain_queue && queue_waiting(l));
+}
+
+void kd_loop_stop_accepting(kd_loop *l, int keep_queue)
 {
     /* Connections stay open: each gets one more response, marked
      * Connection: close, so a client that is about to send on an idle
      * keep-alive connection is answered instead of reset. */
-    int fd;
+    int fd, ri;
     double now = kd_now();
     if (l->draining)
         return;                       /* the grace below is granted once */
     set_listening(l, 0);
     l->draining = 1;
+    if (keep_queue && l->recv_fd >= 0) {
+        /* a stop: the queue's connections were accepted by the server,
+         * and no replacement will take them */
+        struct epoll_event ev;
+        ev.events = EPOLLIN;
+        ev.data.u64 = TAGGED(TAG_QUEUE, 0);
+        if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->recv_fd, &ev) == 0)
+            l->drain_queue = 1;
+    }
+    /* Requests waiting to be handed to another pool are served here:
+     * parsed again, they are no longer routed. */
+    for (ri = 0; ri < l->nroutes; ri++) {
+        kd_route *r = &l->routes[ri];
+        while (r->phead >= 0) {
+            kd_conn *c = l->conns[r->phead];
+            unpend(l, c);
+            enqueue(l, c);
+        }
+        if (r->watching && epoll_ctl(l->epfd, EPOLL_CTL_DEL, r->send_fd, NULL) == 0)
+            r->watching = 0;
+    }
     if (l->sb && l->sb->state == KD_SB_IDLE)
         kd_sb_set_state(l->sb, KD_SB_DRAINING);   /* else once the request is done */
     /* A connection idle for a while is a pooled one, as unlikely to send

@@ -86,6 +86,7 @@ typedef struct {
     int listen_fds[KD_MAX_LISTENERS];
     int accepting;
     int draining;
+    int drain_queue;                /* draining, still taking its pool queue's connections */
     int listen;                     /* takes new connections from the listeners */
     /* pools (kd_loop_set_pools); nroutes 0: none, the hot path's one test */
     int nroutes;
@@ -151,8 +152,14 @@ static inline void kd_loop_writing(kd_loop *l)
 }
 
 /* Stops accepting; open connections get one more request, answered with
- * Connection: close. kd_loop_next() returns 0 at once when none is left. */
-void kd_loop_stop_accepting(kd_loop *l);
+ * Connection: close, and requests are no longer handed to other pools.
+ * With keep_queue (a stop, not a recycling: no replacement will take
+ * them), the connections already in this worker's pool queue are still
+ * taken and served. kd_loop_next() returns 0 at once when none is left. */
+void kd_loop_stop_accepting(kd_loop *l, int keep_queue);
+
+/* Draining and nothing left: no connection, nothing in the queue. */
+int kd_loop_drained(kd_loop *l);
 
 /* After the response: keeps the connection for its next request, or
  * closes it. */

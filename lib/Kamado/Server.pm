@@ -16,7 +16,6 @@ use Time::HiRes ();
 # heads; this module owns the PSGI semantics (body buffering, calling the
 # app, streaming, cleanup handlers, harakiri) and the worker's lifetime.
 
-use constant DRAIN_SECONDS => 3;
 # --request-timeout: how long after the soft stop the worker is killed
 use constant REQUEST_GRACE => 2;
 use constant TIMEOUT_ERROR => "Kamado: request timeout\n";
@@ -50,7 +49,8 @@ sub new {
 sub stop {
     my ($self) = @_;
     $self->{stopping} = 1;
-    $self->{loop}->stop_accepting if $self->{loop};
+    # (1: what waits in this worker's pool queue is served too)
+    $self->{loop}->stop_accepting(1) if $self->{loop};
 }
 
 # Serves requests until stop() is called or the request budget is spent.
@@ -144,16 +144,19 @@ sub _over_rss {
     return 1;
 }
 
-# Stops accepting, then serves one more request on each open connection
-# (answered with Connection: close) for a few seconds: closing an idle
-# keep-alive connection outright races with a client sending on it.
+# Stops accepting, then serves what was already received: one more request
+# on each open connection (answered with Connection: close: closing an
+# idle keep-alive connection outright races with a client sending on it),
+# and, on a stop, the connections waiting in this worker's pool queue. The
+# engine's deadlines bound it: an idle connection gets 1 s, a partial
+# request its --header-timeout or --read-timeout; after TERM the master's
+# --graceful-timeout bounds the whole.
 sub _drain {
     my ($self) = @_;
     my $loop = $self->{loop};
-    $loop->stop_accepting;
+    $loop->stop_accepting($self->{stopping} ? 1 : 0);
     $self->{on_drain}->() if $self->{on_drain};
-    my $deadline = Time::HiRes::time() + DRAIN_SECONDS;
-    while ($loop->open_connections && Time::HiRes::time() < $deadline) {
+    until ($loop->drained) {
         (my ($fd, $env, $body) = $loop->next_request(100)) or next;
         $self->handle_request($fd, $env, $body);
     }
