@@ -71,10 +71,15 @@ sub run {
                 $self->{pending} = $self->_start_generation;
             }
         }
-        for my $sig (qw(TTIN TTOU USR1)) {
+        if (delete $signal{USR1}) {
+            $self->{log}->('USR1: reopened ' . Kamado::ErrorLog->path)
+                if Kamado::ErrorLog->path && Kamado::ErrorLog->reopen;
+            kill USR1 => $_ for keys $self->{generations}->%*;    # old ones log too
+        }
+        for my $sig (qw(TTIN TTOU)) {
             my $n = delete $signal{$sig} or next;
-            $self->{log}->('USR1: reopened ' . Kamado::ErrorLog->path) if $sig eq 'USR1' && Kamado::ErrorLog->reopen && Kamado::ErrorLog->path;
-            kill $sig => $self->{current} for 1 .. $n;    # (none while it is being replaced)
+            # (lost while no generation serves: never kill 0, the group)
+            kill $sig => $self->{current} for $self->{current} ? 1 .. $n : ();
         }
         $self->_check_pending;
         my $status = $self->_reap;
