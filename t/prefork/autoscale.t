@@ -12,7 +12,7 @@ use lib 't/lib';
 use Test::More;
 use File::Temp ();
 use Time::HiRes ();
-use Kamado::Test qw(start_server read_response);
+use Kamado::Test qw(start_server read_response eventually);
 
 plan skip_all => 'needs /proc' unless -r "/proc/$$/stat";
 
@@ -29,17 +29,6 @@ sub {
     [200, ['Content-Type' => 'text/plain'], [$$]];
 }
 APP
-
-# waits (at most 20 s) until $cond holds
-sub eventually {
-    my ($cond) = @_;
-    my $deadline = Time::HiRes::time() + 20;
-    until ($cond->()) {
-        return 0 if Time::HiRes::time() > $deadline;
-        Time::HiRes::sleep(0.01);
-    }
-    return 1;
-}
 
 my $board = Kamado::Scoreboard->attach("$dir/scoreboard") or BAIL_OUT("attach: $!");
 sub states { map { $_->{state} } grep { $_->{state} ne 'free' } $board->slots }

@@ -5,7 +5,7 @@ use warnings;
 use lib 't/lib';
 use Test::More;
 use Time::HiRes ();
-use Kamado::Test qw(start_server read_response);
+use Kamado::Test qw(start_server read_response wait_until);
 
 my $server = start_server(app => 'sub { [200, ["Content-Type" => "text/plain"], [$$]] }', workers => 2);
 
@@ -21,16 +21,6 @@ sub pids_seen {
     my %seen;
     $seen{ worker_pid() // 'error' }++ for 1 .. $n;
     return \%seen;
-}
-
-sub wait_until(&$) {
-    my ($cond, $what) = @_;
-    my $deadline = Time::HiRes::time() + 15;
-    until ($cond->()) {
-        fail("timed out: $what"), return if Time::HiRes::time() > $deadline;
-        Time::HiRes::sleep(0.02);
-    }
-    pass($what);
 }
 
 my $victim = worker_pid();

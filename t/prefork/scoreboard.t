@@ -10,7 +10,7 @@ use lib 't/lib';
 use Test::More;
 use File::Temp ();
 use Time::HiRes ();
-use Kamado::Test qw(start_server read_response);
+use Kamado::Test qw(start_server read_response eventually);
 use Kamado::Test::HTTP qw(read_until);
 
 plan skip_all => 'needs /proc' unless -r "/proc/$$/stat";
@@ -43,17 +43,6 @@ sub {
     [200, ['Content-Type' => 'text/plain'], [$$]];
 }
 APP
-
-# waits (at most 10 s) until $cond holds
-sub eventually {
-    my ($cond) = @_;
-    my $deadline = Time::HiRes::time() + 10;
-    until ($cond->()) {
-        return 0 if Time::HiRes::time() > $deadline;
-        Time::HiRes::sleep(0.01);
-    }
-    return 1;
-}
 
 my $board = Kamado::Scoreboard->attach($file);
 ok $board, 'the scoreboard file can be attached' or BAIL_OUT("attach $file: $!");

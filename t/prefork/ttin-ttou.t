@@ -6,24 +6,13 @@ use warnings;
 use lib 't/lib';
 use Test::More;
 use Time::HiRes ();
-use Kamado::Test qw(start_server read_response);
+use Kamado::Test qw(start_server read_response eventually);
 
 plan skip_all => 'needs /proc' unless -r "/proc/$$/stat";
 
 my $server = start_server(workers => 2, app => 'sub { [200, ["Content-Type" => "text/plain"], [$$]] }');
 
 sub workers { scalar $server->workers }
-
-# waits (at most 10 s) until $cond holds
-sub eventually {
-    my ($cond) = @_;
-    my $deadline = Time::HiRes::time() + 10;
-    until ($cond->()) {
-        return 0 if Time::HiRes::time() > $deadline;
-        Time::HiRes::sleep(0.02);
-    }
-    return 1;
-}
 
 sub served_ok {
     my ($name) = @_;

@@ -7,7 +7,7 @@ use lib 't/lib';
 use Test::More;
 use File::Temp ();
 use Time::HiRes ();
-use Kamado::Test qw(start_server read_response);
+use Kamado::Test qw(start_server read_response wait_until);
 use Kamado::Test::HTTP qw(slurp);
 
 my $dir = File::Temp::tempdir(CLEANUP => 1);
@@ -21,15 +21,6 @@ sub {
 }
 APP
 
-sub wait_until(&$) {
-    my ($cond, $what) = @_;
-    my $deadline = Time::HiRes::time() + 15;
-    until ($cond->()) {
-        return fail("timed out: $what") if Time::HiRes::time() > $deadline;
-        Time::HiRes::sleep(0.05);
-    }
-    pass($what);
-}
 sub get { my $res = read_response($server->send_get($_[0])); $res ? $res->{status} : 0 }
 
 wait_until { (slurp($log) // '') =~ /accepting connections/ } 'the log goes to --error-log';

@@ -20,7 +20,7 @@ use POSIX ();
 use Socket qw(SOMAXCONN);
 use Time::HiRes ();
 
-our @EXPORT_OK = qw(start_server raw_request read_response app_file);
+our @EXPORT_OK = qw(start_server raw_request read_response app_file eventually wait_until);
 
 # a server closing a connection must fail the test, not kill it
 $SIG{PIPE} = 'IGNORE';
@@ -31,6 +31,26 @@ my $ROOT;
 BEGIN { $ROOT = File::Spec->rel2abs(File::Spec->catdir(File::Basename::dirname(__FILE__), ('..') x 3)) }
 use lib map { File::Spec->catdir($ROOT, 'blib', $_) } qw(lib arch);
 use Kamado ();
+
+# Polls $cond until it holds (1) or $timeout seconds (default 20) pass (0):
+# for tests sequenced by what a server shows (its log, /proc, the
+# scoreboard), not by sleeping.
+sub eventually {
+    my ($cond, $timeout) = @_;
+    my $deadline = Time::HiRes::time() + ($timeout // 20);
+    until ($cond->()) {
+        return 0 if Time::HiRes::time() > $deadline;
+        Time::HiRes::sleep(0.01);
+    }
+    return 1;
+}
+
+# The same as a test: passes when $cond comes to hold, fails after 20 s.
+sub wait_until(&$) {
+    my ($cond, $what) = @_;
+    return Test::More::ok(eventually($cond), $what);
+}
+
 
 # Writes PSGI source to a temporary file; returns its path.
 sub app_file {

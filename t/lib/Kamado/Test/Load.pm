@@ -13,6 +13,7 @@ use warnings;
 
 use File::Temp ();
 use POSIX ();
+use Test::More ();
 use Time::HiRes ();
 use Kamado::Test qw(read_response);
 
@@ -106,6 +107,17 @@ sub stop {
         push $sum{errors}->@*, $r->{errors}->@*;
     }
     return \%sum;
+}
+
+# Stops the clients and tests what they saw: at least $min requests (default
+# 1), no connection error, no status but 200.
+sub stop_ok {
+    my ($self, $name, $min) = @_;
+    my $r = $self->stop;
+    Test::More::cmp_ok($r->{total}, '>=', $min // 1, "$name: $r->{total} requests");
+    Test::More::is_deeply($r->{errors}, [], "$name: no connection errors");
+    Test::More::is_deeply([keys $r->{status}->%*], ['200'], "$name: every answer was 200");
+    return $r;
 }
 
 sub _read {
