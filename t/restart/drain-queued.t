@@ -24,9 +24,10 @@ sub {
     if ($env->{PATH_INFO} =~ m{/slow/(\d+)}) {
         open my $fh, '>', "$ENV{KT_DIR}/started-$1" or die;
         close $fh;
-        # the first longer than an idle connection's 1 s of drain grace
+        # the first longer than an idle connection's 1 s of drain grace,
+        # the rest together longer than the 3 s the drain used to allow
         # (in steps: the worker's TERM cuts a sleep short)
-        my $until = Time::HiRes::time() + ($1 == 1 ? 1.5 : 0.3);
+        my $until = Time::HiRes::time() + ($1 == 1 ? 1.5 : 1.1);
         Time::HiRes::sleep(0.02) while Time::HiRes::time() < $until;
     }
     [200, ['Content-Type' => 'text/plain'], ["done $env->{PATH_INFO}"]];
