@@ -2,6 +2,7 @@ requires 'perl', '5.024';
 requires 'Plack', '1.0';
 requires 'Stream::Buffered', '0.02';
 requires 'Server::Starter', '0.30';
+requires 'HTTP::Date';
 
 on configure => sub {
     requires 'ExtUtils::MakeMaker', '6.64';
@@ -12,4 +13,5 @@ on test => sub {
     requires 'Test::TCP', '2.00';
     requires 'LWP::UserAgent', '6.00';
     requires 'HTTP::Status', '6.00';
+    requires 'CGI', '4.00';    # the legacy CGI fixtures use CGI.pm
 };

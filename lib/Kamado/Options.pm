@@ -36,6 +36,8 @@ our @TABLE = (
     ['spool-threshold',        '=i',  1048576,'request bodies larger than this reach the app as a temporary file'],
     ['error-log',              '=s',  undef,  'file the log (and every process\'s STDERR) is appended to; USR1 reopens it'],
     ['preload',                '!',   1,      'load the app in the master before forking'],
+    ['cgi-bin',                '=s@', undef,  'DIR (at /cgi-bin) or /PREFIX=DIR: a directory of CGI scripts (repeatable)'],
+    ['cgi-mode',               '=s',  'exec', 'how CGI scripts run: exec (a new perl per request, as mod_cgi)'],
     ['app|a',                  '=s',  undef,  'the PSGI file (or give it as the last argument)'],
     ['env|E',                  '=s',  'deployment', 'PLACK_ENV for the app'],
     ['include|I',              '=s@', undef,  'add a directory to @INC'],

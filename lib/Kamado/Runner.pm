@@ -6,6 +6,7 @@ use warnings;
 use Kamado;
 use Kamado::Listener;
 use Kamado::Options;
+use Kamado::CGI ();
 use Kamado::ErrorLog;
 use Kamado::Prefork;
 use Kamado::Supervisor;
@@ -37,15 +38,44 @@ sub run_cli {
         eval "require $name; 1" or die "kamado: can't load module $name: $@";
         $name->import(defined $import ? split(/,/, $import) : ());
     }
-    my $file = $opt->{app} // 'app.psgi';
-    die "kamado: app file '$file' not found\n" unless -f $file;
-    my $loader = sub {
+    my @cgi = cgi_mounts($opt);
+    # with --cgi-bin alone, no app.psgi is needed
+    my $file = $opt->{app} // (@cgi ? undef : 'app.psgi');
+    die "kamado: app file '$file' not found\n" if defined $file && !-f $file;
+    my $load_psgi = sub {
         my $app = eval { Plack::Util::load_psgi($file) } // die "can't load $file: $@";
         die "can't load $file: it returned " . (ref $app || "'$app'") . ", not a PSGI application (a code reference)\n"
             unless _is_app($app);
         return $app;
     };
+    my $loader = @cgi ? sub { _with_cgi(\@cgi, $opt->{cgi_mode}, defined $file ? $load_psgi->() : undef) } : $load_psgi;
     return $class->serve($opt, loader => $loader);
+}
+
+# --cgi-bin DIR (at /cgi-bin) or /PREFIX=DIR: [prefix, dir] pairs, checked.
+sub cgi_mounts {
+    my ($opt) = @_;
+    my @mounts;
+    for my $spec (($opt->{cgi_bin} // [])->@*) {
+        my ($prefix, $dir) = $spec =~ m{\A(/[^=]*)=(.+)\z} ? ($1, $2) : ('/cgi-bin', $spec);
+        $prefix =~ s{/+\z}{};
+        die "kamado: --cgi-bin $spec: '$dir' is not a directory\n" unless -d $dir;
+        die "kamado: --cgi-bin $spec: /$prefix is mounted twice\n" if grep { $_->[0] eq $prefix } @mounts;
+        push @mounts, [$prefix, $dir];
+    }
+    die "kamado: --cgi-mode must be one of @Kamado::CGI::MODES, not '$opt->{cgi_mode}'\n"
+        unless grep { $_ eq $opt->{cgi_mode} } @Kamado::CGI::MODES;
+    return @mounts;
+}
+
+# The CGI directories mounted beside the PSGI app (at /, when there is one).
+sub _with_cgi {
+    my ($mounts, $mode, $app) = @_;
+    require Plack::App::URLMap;
+    my $map = Plack::App::URLMap->new;
+    $map->map($_->[0] => Kamado::CGI->new(root => $_->[1], mode => $mode)->to_app) for @$mounts;
+    $map->map('/' => $app) if $app;
+    return $map->to_app;
 }
 
 sub _describe_pool {

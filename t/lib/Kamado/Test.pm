@@ -66,7 +66,8 @@ sub app_file {
 #              unix => PATH) -> object with ->port, ->pid, ->stop
 sub start_server {
     my (%opt) = @_;
-    my $file = $opt{app_file} // app_file($opt{app});
+    # (no_app: the server is given no PSGI file, as with --cgi-bin alone)
+    my $file = $opt{no_app} ? undef : $opt{app_file} // app_file($opt{app});
     my $listen = $opt{unix}
         ? IO::Socket::UNIX->new(Local => $opt{unix}, Listen => SOMAXCONN)
         : IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => SOMAXCONN, ReuseAddr => 1);
@@ -74,7 +75,7 @@ sub start_server {
     my $stderr = File::Temp->new(UNLINK => 1);
     # command => [...] runs another front end (plackup -s Kamado) instead
     my @cmd = ($^X, "-I$ROOT/blib/lib", "-I$ROOT/blib/arch", ($opt{command} // ["$ROOT/script/kamado"])->@*,
-        '--workers', $opt{workers} // 1, ($opt{args} // [])->@*, $file);
+        '--workers', $opt{workers} // 1, ($opt{args} // [])->@*, $file // ());
     my $pid = fork // die "Can't fork: $!";
     if ($pid == 0) {
         # dup2 onto itself keeps close-on-exec set, so clear it explicitly

@@ -1,0 +1,233 @@
+package Kamado::CGI;
+use 5.024;
+use strict;
+use warnings;
+
+use Cwd ();
+use Fcntl qw(S_ISDIR S_ISREG);
+use HTTP::Date ();
+use Plack::MIME;
+use Kamado::CGI::Env;
+use Kamado::CGI::Exec;
+
+# A directory of CGI scripts as a PSGI application: URLs are mapped to
+# files as Apache does (SCRIPT_NAME, PATH_INFO, index scripts); files
+# with a script extension run as CGI, other files are served as static
+# files (legacy sites keep their images and CSS beside the scripts).
+#
+#   Kamado::CGI->new(root => 'cgi-bin')->to_app
+
+our @MODES = qw(exec);
+
+sub new {
+    my ($class, %args) = @_;
+    my $root = $args{root} // die "Kamado::CGI: root is required\n";
+    -d $root or die "Kamado::CGI: root '$root' is not a directory\n";
+    my $mode = $args{mode} // 'exec';
+    grep { $_ eq $mode } @MODES or die "Kamado::CGI: unknown mode '$mode' (known: @MODES)\n";
+    my $real = Cwd::realpath($root);
+    return bless {
+        root          => $real,
+        mode          => $mode,
+        extensions    => $args{extensions} // [qw(cgi pl)],
+        index         => $args{index} // [qw(index.cgi index.pl index.html)],
+        document_root => $args{document_root} // $real,
+        log           => $args{log} // sub { print STDERR "[kamado] [$$] @_\n" },
+    }, $class;
+}
+
+sub to_app {
+    my ($self) = @_;
+    return sub { $self->call(@_) };
+}
+
+sub call {
+    my ($self, $env) = @_;
+    my $path = $env->{PATH_INFO} // '';
+    # (the server has decoded %2e and %2f already: a segment is what it is)
+    return _error(400) if $path =~ /\0/;
+    my @segments = grep { length } split m{/}, $path;
+    # dotfiles (.htaccess, .git) and . or .. in any place
+    return _error(403) if grep { /^\./ } @segments;
+    my ($file, $info, @stat) = $self->_map(\@segments);
+    return _error(404) unless defined $file;
+    if (S_ISDIR($stat[2])) {
+        # a directory without its slash: as mod_dir, send the client there
+        if ($path !~ m{/\z}) {
+            my $uri = ($env->{SCRIPT_NAME} // '') . $path . '/';
+            $uri .= "?$env->{QUERY_STRING}" if length($env->{QUERY_STRING} // '');
+            return [301, ['Location' => $uri, 'Content-Type' => 'text/plain'], ["Moved Permanently\n"]];
+        }
+        my ($index) = grep { -f "$file/$_" } $self->{index}->@*;
+        return _error(403) unless defined $index;
+        $file .= "/$index";
+        @stat = stat $file;
+        push @segments, $index;    # the index joins SCRIPT_NAME
+        $info = '';
+    }
+    # a symlink may lead out of the root: only files inside are served
+    my $real = Cwd::realpath($file) // return _error(404);
+    return _error(403) unless index($real, "$self->{root}/") == 0;
+    return $self->_script($env, $file, $info, \@segments) if $self->_is_script($file);
+    return _error(404) if length $info;    # no path info after a static file
+    return _static($env, $file, \@stat);
+}
+
+# The longest leading run of segments naming something in the root: (the
+# file or directory, the rest as PATH_INFO, its stat), or () when the
+# first missing segment is not after a file.
+sub _map {
+    my ($self, $segments) = @_;
+    my $file = $self->{root};
+    for my $i (0 .. $#$segments) {
+        my $next = "$file/$segments->[$i]";
+        my @stat = stat $next or return ();
+        if (S_ISREG($stat[2])) {
+            my $info = join '', map { "/$_" } @$segments[ $i + 1 .. $#$segments ];
+            splice @$segments, $i + 1;
+            return ($next, $info, @stat);
+        }
+        return () unless S_ISDIR($stat[2]);
+        $file = $next;
+    }
+    return ($file, '', stat $file);
+}
+
+sub _is_script {
+    my ($self, $file) = @_;
+    my ($ext) = $file =~ /\.([^.\/]+)\z/ or return 0;
+    return scalar grep { $_ eq $ext } $self->{extensions}->@*;
+}
+
+sub _script {
+    my ($self, $env, $file, $info, $segments) = @_;
+    my ($dir, $base) = $file =~ m{\A(.*)/([^/]+)\z};
+    my $script = {
+        filename  => $file,
+        dir       => $dir,
+        name      => ($env->{SCRIPT_NAME} // '') . join('', map { "/$_" } @$segments),
+        path_info => $info,
+        nph       => $base =~ /^nph-/ ? 1 : 0,
+    };
+    my $cgi_env = Kamado::CGI::Env->for($env, script => $script, document_root => $self->{document_root},
+        context_prefix => $env->{SCRIPT_NAME} // '', context_root => $self->{root});
+    return Kamado::CGI::Exec->response(
+        env      => $env,
+        script   => $script,
+        cgi_env  => $cgi_env,
+        log      => $self->{log},
+        redirect => sub { $self->_internal_redirect($env, @_) },
+    );
+}
+
+# Location: /local/path from a script: Apache serves that path instead,
+# as a GET without a body. Inside this directory it is served here; a
+# path elsewhere on the site becomes a 302 (this app does not see the
+# rest of the site).
+sub _internal_redirect {
+    my ($self, $env, $location) = @_;
+    my ($path, $query) = split /\?/, $location, 2;
+    my $prefix = $env->{SCRIPT_NAME} // '';
+    if (($env->{'kamado.cgi.redirects'} // 0) < 10 && index($path, "$prefix/") == 0) {
+        my %new = (%$env,
+            REQUEST_METHOD => 'GET', PATH_INFO => substr($path, length $prefix), QUERY_STRING => $query // '',
+            REQUEST_URI => $location, CONTENT_LENGTH => undef, CONTENT_TYPE => undef,
+            'kamado.cgi.redirects' => ($env->{'kamado.cgi.redirects'} // 0) + 1);
+        delete @new{qw(CONTENT_LENGTH CONTENT_TYPE)};
+        return $self->call(\%new);
+    }
+    return [302, ['Location' => $location, 'Content-Type' => 'text/plain'], ["Found\n"]];
+}
+
+# A static file: its type from its extension, Last-Modified and an ETag
+# (inode-size-mtime, as Apache's), 304 for a conditional GET that matches.
+sub _static {
+    my ($env, $file, $stat) = @_;
+    my $method = $env->{REQUEST_METHOD};
+    return [405, ['Allow' => 'GET, HEAD', 'Content-Type' => 'text/plain'], ["Method Not Allowed\n"]]
+        unless $method eq 'GET' || $method eq 'HEAD';
+    my ($size, $mtime) = @$stat[7, 9];
+    my $etag = sprintf '"%x-%x-%x"', $stat->[1], $size, $mtime;
+    my $modified = HTTP::Date::time2str($mtime);
+    my @headers = ('Last-Modified' => $modified, 'ETag' => $etag);
+    if (defined(my $match = $env->{HTTP_IF_NONE_MATCH})) {
+        return [304, \@headers, []] if grep { $_ eq $etag || $_ eq '*' } split /\s*,\s*/, $match;
+    } elsif (defined(my $since = $env->{HTTP_IF_MODIFIED_SINCE})) {
+        my $t = HTTP::Date::str2time($since);
+        return [304, \@headers, []] if defined $t && $mtime <= $t;
+    }
+    open my $fh, '<:raw', $file or return _error(403);
+    my $type = Plack::MIME->mime_type($file) // 'application/octet-stream';
+    $type .= '; charset=utf-8' if $type =~ m{^text/} && $type !~ /charset/;
+    return [200, ['Content-Type' => $type, 'Content-Length' => $size, @headers], $fh];
+}
+
+my %REASON = (400 => 'Bad Request', 403 => 'Forbidden', 404 => 'Not Found');
+
+sub _error {
+    my ($status) = @_;
+    return [$status, ['Content-Type' => 'text/plain'], ["$REASON{$status}\n"]];
+}
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::CGI - a directory of CGI scripts as a PSGI application
+
+=head1 SYNOPSIS
+
+    kamado --cgi-bin cgi-bin                 # mounted at /cgi-bin/
+    kamado --cgi-bin /app=/srv/app app.psgi  # beside a PSGI app
+
+    use Plack::Builder;
+    builder {
+        mount '/cgi-bin' => Kamado::CGI->new(root => 'cgi-bin')->to_app;
+    };
+
+=head1 DESCRIPTION
+
+URLs map to files as under Apache: the longest leading part of the path
+that names a file in the root is the script (C<SCRIPT_NAME>), the rest is
+C<PATH_INFO> (and C<PATH_TRANSLATED>); a directory is answered by its
+first index script (C<index.cgi>, C<index.pl>, then C<index.html>), and
+a directory named without its trailing slash gets a 301 to it.
+
+Files with a script extension (C<cgi> and C<pl> by default) run as CGI;
+any other file is served as a static file, with its type from its
+extension, C<Last-Modified>, C<ETag> and 304 answers to conditional
+requests. The source of a script is never served. A path with a segment
+starting with a dot (dotfiles, C<.> and C<..>, however encoded) is 403; a
+symbolic link leading out of the root is 403; what does not exist is 404.
+
+=head1 MODES
+
+=over
+
+=item exec
+
+The script runs as under Apache's mod_cgi: a new perl per request, with
+the switches of its C<#!> line, in its own directory, with exactly the CGI
+meta-variables (L<Kamado::CGI::Env>) as its environment, the request body
+on STDIN, its output streamed to the client as it prints it, and what it
+writes to STDERR logged line by line, prefixed with the script. This is
+the reference the persistent modes are measured against.
+
+=back
+
+The persistent modes of the CGI runner (C<fork>, C<registry>,
+C<perlrun>) are not built yet.
+
+=head1 CGI OUTPUT
+
+As mod_cgi: header lines up to the first empty line; C<Status:> sets the
+status (its reason phrase is Kamado's own); C<Location:> with an absolute
+URL and no C<Status:> is a 302, with a local path an internal redirect (a
+new GET; served here when the path is inside this directory, else a
+302); a line that is not a header, or output that ends before the empty
+line, is a 500 and a log line naming the script. C<nph-> scripts write
+the status line themselves; Kamado keeps their status and headers but
+frames the response itself (its own C<Date>, keep-alive).
+
+=cut

@@ -1,0 +1,157 @@
+package Kamado::CGI::Exec;
+use 5.024;
+use strict;
+use warnings;
+
+use File::Temp ();
+use IO::Select;
+use POSIX ();
+use Kamado::CGI::Output;
+
+# Mode "exec": the script runs as under Apache's mod_cgi, a new perl per
+# request (fork and exec), with real file descriptors: STDIN is the body,
+# STDOUT a pipe whose head is parsed (Kamado::CGI::Output) and whose body
+# is streamed to the client as the script prints it, STDERR a pipe whose
+# lines go to the log prefixed with the script. It is the reference the
+# persistent modes are compared with, and the mode for what nothing else
+# can run.
+
+use constant READ_SIZE => 65536;
+
+# response(env => psgi env, script => {filename, dir, nph}, cgi_env =>
+# {...}, log => sub, redirect => sub (path) -> PSGI response) -> a PSGI
+# streaming response
+sub response {
+    my ($class, %a) = @_;
+    return sub {
+        my ($respond) = @_;
+        my $stdin = _stdin($a{env});
+        pipe(my $out_r, my $out_w) or die "Can't create a pipe: $!\n";
+        pipe(my $err_r, my $err_w) or die "Can't create a pipe: $!\n";
+        my @command = command($a{script}{filename});
+        my $pid = fork // die "Can't fork for $a{script}{filename}: $!\n";
+        if (!$pid) {
+            # the child: CGI's process, fd 0-2 its own
+            chdir $a{script}{dir} or POSIX::_exit(126);
+            open STDIN, '<&', $stdin or POSIX::_exit(126);
+            open STDOUT, '>&', $out_w or POSIX::_exit(126);
+            open STDERR, '>&', $err_w or POSIX::_exit(126);
+            %ENV = %{ $a{cgi_env} };
+            $SIG{$_} = 'DEFAULT' for grep { $_ ne '__DIE__' && $_ ne '__WARN__' } keys %SIG;
+            POSIX::sigprocmask(POSIX::SIG_SETMASK(), POSIX::SigSet->new);
+            { exec { $command[0] } @command }
+            print STDERR "can't run it: $!\n";
+            POSIX::_exit(127);
+        }
+        close $_ for $out_w, $err_w, $stdin;
+        _relay($pid, $out_r, $err_r, $respond, %a);
+    };
+}
+
+# How to run a script: perl scripts with this perl and the switches of
+# their #! line (-T must be given on the command line); other scripts
+# through their own #! line.
+sub command {
+    my ($file) = @_;
+    open my $fh, '<', $file or return ($^X, $file);
+    my $first = <$fh> // '';
+    if ($first =~ /^#!\s*(\S+)(.*)/ && $1 !~ /perl/) {
+        return ($file);
+    }
+    my @switches = $first =~ /^#!\s*\S*perl\S*\s+(-\S.*?)\s*$/ ? split(' ', $1) : ();
+    return ($^X, @switches, $file);
+}
+
+sub _stdin {
+    my ($env) = @_;
+    my $length = $env->{CONTENT_LENGTH} // 0;
+    if ($length > 0 || defined $env->{HTTP_TRANSFER_ENCODING}) {
+        my $tmp = File::Temp->new(UNLINK => 1);
+        binmode $tmp;
+        my $input = $env->{'psgi.input'};
+        while (my $n = $input->read(my $buf, READ_SIZE)) {
+            print $tmp $buf;
+        }
+        $tmp->flush;
+        sysseek $tmp, 0, 0;
+        open my $dup, '<&', $tmp or die "Can't dup the body file: $!\n";
+        return $dup;
+    }
+    open my $null, '<', '/dev/null' or die "Can't open /dev/null: $!\n";
+    return $null;
+}
+
+# Reads the script's output and errors until both close; answers the
+# client from the output.
+sub _relay {
+    my ($pid, $out, $err, $respond, %a) = @_;
+    my $select = IO::Select->new($out, $err);
+    my $parser = Kamado::CGI::Output->new;
+    my ($writer, $done, $err_buf) = (undef, 0, '');
+    my $log = sub { $a{log}->("$a{script}{filename}: $_[0]") };
+    my $start = sub {
+        my ($head) = @_;
+        if ($head->{error}) {
+            $log->($head->{error});
+            $respond->([500, ['Content-Type' => 'text/plain'], ["Internal Server Error\n"]]);
+        } elsif (defined $head->{redirect}) {
+            my $res = $a{redirect}->($head->{redirect});
+            ref $res eq 'CODE' ? $res->($respond) : $respond->($res);
+        } else {
+            $writer = $respond->([$head->{status}, $head->{headers}]);
+            $writer->write($head->{rest}) if length $head->{rest};
+            return;
+        }
+        $done = 1;    # answered: the rest of the output is dropped
+    };
+    while ($select->count) {
+        for my $fh ($select->can_read) {
+            my $n = sysread $fh, my $buf, READ_SIZE;
+            if (!$n) {
+                $select->remove($fh);
+                close $fh;
+                next;
+            }
+            if ($fh == $err) {
+                $err_buf .= $buf;
+                $log->($1) while $err_buf =~ s/\A([^\n]*)\n//;
+                next;
+            }
+            next if $done;
+            if ($writer) {
+                # a client that went away: stop the script, as Apache does
+                eval { $writer->write($buf); 1 } or do { kill TERM => $pid; $done = 1 };
+                next;
+            }
+            my $head = $a{script}{nph} ? _nph($buf, $parser) : $parser->feed($buf);
+            $start->($head) if $head;
+        }
+    }
+    $log->($err_buf) if length $err_buf;
+    $start->($parser->finish) if !$writer && !$done;
+    $writer->close if $writer;
+    waitpid $pid, 0;
+}
+
+# nph- scripts write the whole response, status line included; Kamado
+# re-frames it (its own Date and connection handling), keeping the
+# script's status and headers.
+sub _nph {
+    my ($buf, $parser) = @_;
+    return $parser->feed($buf) if $parser->{status_line_done};
+    $parser->{status_line} .= $buf;
+    return undef unless $parser->{status_line} =~ /\n/;
+    $parser->{status_line_done} = 1;
+    my $bytes = delete $parser->{status_line};
+    $bytes =~ s{\AHTTP/\d\.\d (\d{3})[^\n]*\n}{Status: $1\n};
+    return $parser->feed($bytes);
+}
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::CGI::Exec - runs a CGI script as plain CGI: a new perl per request
+
+=cut
