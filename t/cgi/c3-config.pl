@@ -1,0 +1,3 @@
+# config for c3-*.cgi
+$title = "Config Title";
+1;

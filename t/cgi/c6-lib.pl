@@ -1,0 +1,3 @@
+# private library of c6-reload.cgi
+$LIB_VERSION = 1;
+1;
