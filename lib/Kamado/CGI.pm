@@ -32,6 +32,7 @@ sub new {
         extensions    => $args{extensions} // [qw(cgi pl)],
         index         => $args{index} // [qw(index.cgi index.pl index.html)],
         document_root => $args{document_root} // $real,
+        pass_env      => $args{pass_env} // [],     # NAME or NAME=VALUE
         log           => $args{log} // sub { print STDERR "[kamado] [$$] @_\n" },
     }, $class;
 }
@@ -109,8 +110,10 @@ sub _script {
         path_info => $info,
         nph       => $base =~ /^nph-/ ? 1 : 0,
     };
+    # (as Apache's ScriptAlias /cgi-bin/ /dir/: both with their slash)
     my $cgi_env = Kamado::CGI::Env->for($env, script => $script, document_root => $self->{document_root},
-        context_prefix => $env->{SCRIPT_NAME} // '', context_root => $self->{root});
+        context_prefix => ($env->{SCRIPT_NAME} // '') . '/', context_root => "$self->{root}/",
+        pass => $self->{pass_env});
     return Kamado::CGI::Exec->response(
         env      => $env,
         script   => $script,

@@ -48,7 +48,7 @@ sub run_cli {
             unless _is_app($app);
         return $app;
     };
-    my $loader = @cgi ? sub { _with_cgi(\@cgi, $opt->{cgi_mode}, defined $file ? $load_psgi->() : undef) } : $load_psgi;
+    my $loader = @cgi ? sub { _with_cgi(\@cgi, $opt, defined $file ? $load_psgi->() : undef) } : $load_psgi;
     return $class->serve($opt, loader => $loader);
 }
 
@@ -70,10 +70,11 @@ sub cgi_mounts {
 
 # The CGI directories mounted beside the PSGI app (at /, when there is one).
 sub _with_cgi {
-    my ($mounts, $mode, $app) = @_;
+    my ($mounts, $opt, $app) = @_;
     require Plack::App::URLMap;
     my $map = Plack::App::URLMap->new;
-    $map->map($_->[0] => Kamado::CGI->new(root => $_->[1], mode => $mode)->to_app) for @$mounts;
+    $map->map($_->[0] => Kamado::CGI->new(root => $_->[1], mode => $opt->{cgi_mode}, pass_env => $opt->{cgi_env})->to_app)
+        for @$mounts;
     $map->map('/' => $app) if $app;
     return $map->to_app;
 }

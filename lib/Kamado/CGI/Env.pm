@@ -10,7 +10,8 @@ use Kamado ();
 # save PATH). Never REMOTE_HOST (Apache's HostnameLookups Off: scripts
 # then do their own lookup) and never MOD_PERL (scripts switch behaviour
 # on it). HTTP_PROXY is dropped (httpoxy), and Authorization is not passed,
-# as Apache does not pass it.
+# as Apache does not pass it. What the server's own environment should
+# add goes through pass (Apache's PassEnv and SetEnv).
 
 # for(psgi_env, script => { name, filename, path_info, dir }, document_root => DIR)
 sub for {
@@ -23,7 +24,7 @@ sub for {
         SERVER_NAME       => _server_name($env),
         SERVER_PORT       => $env->{SERVER_PORT},
         SERVER_ADDR       => $env->{SERVER_ADDR} // '127.0.0.1',
-        SERVER_ADMIN      => '[no address given]',
+        SERVER_ADMIN      => '[no address given]',    # Apache's, without ServerAdmin
         REQUEST_METHOD    => $env->{REQUEST_METHOD},
         REQUEST_SCHEME    => $env->{'psgi.url_scheme'},
         REQUEST_URI       => $env->{REQUEST_URI},
@@ -42,13 +43,20 @@ sub for {
         # Apache maps the path info through the document root
         $cgi{PATH_TRANSLATED} = $args{document_root} . $script->{path_info};
     }
+    # Debian's apache2 has ServerSignature On
+    $cgi{SERVER_SIGNATURE} = "<address>$cgi{SERVER_SOFTWARE} Server at $cgi{SERVER_NAME} Port $cgi{SERVER_PORT}</address>\n";
     $cgi{HTTPS} = 'on' if $env->{'psgi.url_scheme'} eq 'https';
     for my $key (qw(CONTENT_TYPE CONTENT_LENGTH)) {
         $cgi{$key} = $env->{$key} if defined $env->{$key} && length $env->{$key};
     }
     for my $key (grep { /^HTTP_/ } keys %$env) {
-        next if $key eq 'HTTP_PROXY' || $key eq 'HTTP_AUTHORIZATION';
+        next if $key eq 'HTTP_PROXY' || $key eq 'HTTP_AUTHORIZATION' || $key eq 'HTTP_PROXY_AUTHORIZATION';
         $cgi{$key} = $env->{$key};
+    }
+    # PassEnv/SetEnv: --cgi-env NAME or NAME=VALUE
+    for my $pass (($args{pass} // [])->@*) {
+        my ($name, $value) = split /=/, $pass, 2;
+        $cgi{$name} = $value // $ENV{$name};
     }
     delete @cgi{ grep { !defined $cgi{$_} } keys %cgi };
     return \%cgi;
