@@ -9,6 +9,7 @@ use HTTP::Date ();
 use Plack::MIME;
 use Kamado::CGI::Env;
 use Kamado::CGI::Exec;
+use Kamado::CGI::Fork;
 
 # A directory of CGI scripts as a PSGI application: URLs are mapped to
 # files as Apache does (SCRIPT_NAME, PATH_INFO, index scripts); files
@@ -17,13 +18,14 @@ use Kamado::CGI::Exec;
 #
 #   Kamado::CGI->new(root => 'cgi-bin')->to_app
 
-our @MODES = qw(exec);
+our @MODES = qw(fork exec);
+my %RUNNER = (exec => 'Kamado::CGI::Exec', fork => 'Kamado::CGI::Fork');
 
 sub new {
     my ($class, %args) = @_;
     my $root = $args{root} // die "Kamado::CGI: root is required\n";
     -d $root or die "Kamado::CGI: root '$root' is not a directory\n";
-    my $mode = $args{mode} // 'exec';
+    my $mode = $args{mode} // 'fork';
     grep { $_ eq $mode } @MODES or die "Kamado::CGI: unknown mode '$mode' (known: @MODES)\n";
     my $real = Cwd::realpath($root);
     return bless {
@@ -114,7 +116,7 @@ sub _script {
     my $cgi_env = Kamado::CGI::Env->for($env, script => $script, document_root => $self->{document_root},
         context_prefix => ($env->{SCRIPT_NAME} // '') . '/', context_root => "$self->{root}/",
         pass => $self->{pass_env});
-    return Kamado::CGI::Exec->response(
+    return $RUNNER{ $self->{mode} }->response(
         env      => $env,
         script   => $script,
         cgi_env  => $cgi_env,
@@ -208,6 +210,22 @@ symbolic link leading out of the root is 403; what does not exist is 404.
 
 =over
 
+=item fork (the default)
+
+Each worker starts, per script, a perl that compiles the script as its
+main program (as CGI does: package C<main>, C<__END__> and C<DATA>, the
+C<#!> switches, named subs sharing file-scoped lexicals) and then waits
+(L<Kamado::CGI::Zygote>). Each request is run by a fork of it, which
+gets the request's STDIN, STDOUT, STDERR and environment, runs the
+script once and exits: globals, C<exit> (inside C<eval> too), END
+blocks, C<%SIG>, C<alarm>, cwd, umask and open handles are as fresh as
+under CGI. A changed script (inode, size or mtime) is compiled again on
+its next request; one that does not compile is a 500 with perl's error in
+the log, tried again on the next request. What happens at compile time
+happens once per compile, not per request: C<BEGIN> blocks, and constants
+such as C<use constant STARTED =E<gt> time>. A script run by another
+interpreter (C<#!/bin/sh>) runs as in exec mode.
+
 =item exec
 
 The script runs as under Apache's mod_cgi: a new perl per request, with
@@ -219,8 +237,7 @@ the reference the persistent modes are measured against.
 
 =back
 
-The persistent modes of the CGI runner (C<fork>, C<registry>,
-C<perlrun>) are not built yet.
+The in-process modes (C<registry>, C<perlrun>) are not built yet.
 
 =head1 CGI OUTPUT
 

@@ -1,5 +1,5 @@
-# --cgi-bin in exec mode (a new perl per request, as mod_cgi), over real
-# sockets: Apache's URL to script mapping, static files beside the
+# --cgi-bin in both modes, exec (a new perl per request, as mod_cgi) and
+# fork (compiled once, a fork per request), over real sockets: Apache's URL to script mapping, static files beside the
 # scripts, what is refused, the CGI environment, the output rules
 # (Status, Location, malformed heads, nph-), real file descriptors
 # (system), streaming, STDERR to the log, and --cgi-bin beside a PSGI app.
@@ -53,9 +53,7 @@ put('noindex/readme.txt', "text\n");
 put('.htpasswd', "secret\n");
 symlink '/etc/hostname', "$root/escape.txt" or die;
 
-my $app = 'sub { [200, ["Content-Type" => "text/plain"], ["the psgi app at $_[0]{PATH_INFO}"]] }';
-my $server = start_server(app => $app, args => ['--cgi-bin', $root]);
-
+my $server;
 sub get {
     my ($path, %h) = @_;
     my $head = join '', map { "$_: $h{$_}\r\n" } sort keys %h;
@@ -64,100 +62,107 @@ sub get {
 }
 sub env_of { my %e = $_[0]{body} =~ /^([^=\n]+)=(.*)$/mg; \%e }
 
-my $r = get('/cgi-bin/env.cgi/a/b%20c?x=1&y=2');
-is $r->{status}, 200, 'a script runs';
-my $e = env_of($r);
-is $e->{SCRIPT_NAME}, '/cgi-bin/env.cgi', 'SCRIPT_NAME: the mount and the script';
-is $e->{PATH_INFO}, '/a/b c', 'PATH_INFO: the rest, decoded';
-is $e->{PATH_TRANSLATED}, "$root/a/b c", 'PATH_TRANSLATED through the document root';
-is $e->{QUERY_STRING}, 'x=1&y=2', 'QUERY_STRING as sent';
-is $e->{REQUEST_URI}, '/cgi-bin/env.cgi/a/b%20c?x=1&y=2', 'REQUEST_URI as sent';
-is $e->{SCRIPT_FILENAME}, "$root/env.cgi", 'SCRIPT_FILENAME';
-is $e->{GATEWAY_INTERFACE}, 'CGI/1.1', 'GATEWAY_INTERFACE';
-is $e->{SERVER_NAME}, 'example.org', 'SERVER_NAME from Host';
-is $e->{REMOTE_ADDR}, '127.0.0.1', 'REMOTE_ADDR';
-is $e->{cwd}, $root, "the script runs in its own directory";
-ok !exists $e->{$_}, "no $_" for qw(MOD_PERL REMOTE_HOST HTTP_PROXY HTTP_AUTHORIZATION KT_DIR);
-like $e->{SERVER_SOFTWARE}, qr{^Kamado/}, 'SERVER_SOFTWARE';
+for my $mode (qw(exec fork)) {
+    note "mode $mode";
+    my $app = 'sub { [200, ["Content-Type" => "text/plain"], ["the psgi app at $_[0]{PATH_INFO}"]] }';
+    $server = start_server(app => $app, args => ['--cgi-bin', $root, '--cgi-mode', $mode]);
 
-my $post = raw_request($server, "POST /cgi-bin/env.cgi HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
-    . "Content-Length: 7\r\nProxy: http://evil/\r\nAuthorization: Basic eA==\r\nConnection: close\r\n\r\nname=ab");
-$e = env_of(parse_response($post));
-is $e->{body}, 'name=ab', 'STDIN is the request body';
-is $e->{CONTENT_LENGTH}, 7, 'CONTENT_LENGTH';
-is $e->{CONTENT_TYPE}, 'application/x-www-form-urlencoded', 'CONTENT_TYPE';
-ok !exists $e->{HTTP_PROXY}, 'a Proxy header never becomes HTTP_PROXY (httpoxy)';
-ok !exists $e->{HTTP_AUTHORIZATION}, 'Authorization is not passed, as with Apache';
 
-$r = get('/cgi-bin/sub/');
-is $r->{body}, 'index of sub /cgi-bin/sub/index.cgi', 'a directory runs its index script';
-$r = get('/cgi-bin/sub?q=1');
-is $r->{status}, 301, 'a directory without its slash: 301';
-is $r->{headers}{location}, '/cgi-bin/sub/?q=1', 'to the directory with its slash';
-is get('/cgi-bin/noindex/')->{status}, 403, 'a directory without an index: 403';
-is get('/cgi-bin/nothing.cgi')->{status}, 404, 'a missing script: 404';
-is get('/cgi-bin/style.css/extra')->{status}, 404, 'path info after a static file: 404';
-is get('/cgi-bin/.htpasswd')->{status}, 403, 'a dotfile: 403';
-is get('/cgi-bin/sub/%2e%2e/env.cgi')->{status}, 403, '.. encoded: 403';
-is get('/cgi-bin/escape.txt')->{status}, 403, 'a symlink out of the root: 403';
+    my $r = get('/cgi-bin/env.cgi/a/b%20c?x=1&y=2');
+    is $r->{status}, 200, 'a script runs';
+    my $e = env_of($r);
+    is $e->{SCRIPT_NAME}, '/cgi-bin/env.cgi', 'SCRIPT_NAME: the mount and the script';
+    is $e->{PATH_INFO}, '/a/b c', 'PATH_INFO: the rest, decoded';
+    is $e->{PATH_TRANSLATED}, "$root/a/b c", 'PATH_TRANSLATED through the document root';
+    is $e->{QUERY_STRING}, 'x=1&y=2', 'QUERY_STRING as sent';
+    is $e->{REQUEST_URI}, '/cgi-bin/env.cgi/a/b%20c?x=1&y=2', 'REQUEST_URI as sent';
+    is $e->{SCRIPT_FILENAME}, "$root/env.cgi", 'SCRIPT_FILENAME';
+    is $e->{GATEWAY_INTERFACE}, 'CGI/1.1', 'GATEWAY_INTERFACE';
+    is $e->{SERVER_NAME}, 'example.org', 'SERVER_NAME from Host';
+    is $e->{REMOTE_ADDR}, '127.0.0.1', 'REMOTE_ADDR';
+    is $e->{cwd}, $root, "the script runs in its own directory";
+    ok !exists $e->{$_}, "no $_" for qw(MOD_PERL REMOTE_HOST HTTP_PROXY HTTP_AUTHORIZATION KT_DIR);
+    like $e->{SERVER_SOFTWARE}, qr{^Kamado/}, 'SERVER_SOFTWARE';
 
-$r = get('/cgi-bin/style.css');
-is $r->{status}, 200, 'a static file beside the scripts';
-is $r->{body}, "body { color: red }\n", 'its bytes';
-like $r->{headers}{'content-type'}, qr{^text/css}, 'its type';
-ok my $etag = $r->{headers}{etag}, 'an ETag';
-is get('/cgi-bin/style.css', 'If-None-Match' => $etag)->{status}, 304, 'If-None-Match: 304';
-is get('/cgi-bin/style.css', 'If-Modified-Since' => $r->{headers}{'last-modified'})->{status}, 304,
-    'If-Modified-Since: 304';
-unlike get('/cgi-bin/env.cgi')->{body}, qr/Cwd::getcwd/, 'a script is run, its source never served';
+    my $post = raw_request($server, "POST /cgi-bin/env.cgi HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+        . "Content-Length: 7\r\nProxy: http://evil/\r\nAuthorization: Basic eA==\r\nConnection: close\r\n\r\nname=ab");
+    $e = env_of(parse_response($post));
+    is $e->{body}, 'name=ab', 'STDIN is the request body';
+    is $e->{CONTENT_LENGTH}, 7, 'CONTENT_LENGTH';
+    is $e->{CONTENT_TYPE}, 'application/x-www-form-urlencoded', 'CONTENT_TYPE';
+    ok !exists $e->{HTTP_PROXY}, 'a Proxy header never becomes HTTP_PROXY (httpoxy)';
+    ok !exists $e->{HTTP_AUTHORIZATION}, 'Authorization is not passed, as with Apache';
 
-$r = get('/cgi-bin/status.cgi');
-is $r->{status}, 404, 'Status: sets the status';
-is $r->{body}, 'missing', 'with the body';
-$r = get('/cgi-bin/away.cgi');
-is $r->{status}, 302, 'Location: with an absolute URL: 302';
-is $r->{headers}{location}, 'http://example.com/x', 'to it';
-$r = get('/cgi-bin/inside.cgi');
-is $r->{status}, 200, 'Location: with a local path: an internal redirect';
-$e = env_of($r);
-is_deeply [@$e{qw(PATH_INFO QUERY_STRING REQUEST_METHOD)}], ['/via', 'redirected=1', 'GET'], 'serving that path';
-for (['bad-head.cgi', 'malformed header from script. Bad header: hello before headers'],
-     ['silent.cgi', 'end of script output before headers'],
-     ['dies.cgi', 'end of script output before headers']) {
-    my ($script, $log) = @$_;
-    is get("/cgi-bin/$script")->{status}, 500, "$script: 500";
-    like $server->log, qr{\Q$root/$script\E: \Q$log\E}, "$script: the log says why, naming the script";
+    $r = get('/cgi-bin/sub/');
+    is $r->{body}, 'index of sub /cgi-bin/sub/index.cgi', 'a directory runs its index script';
+    $r = get('/cgi-bin/sub?q=1');
+    is $r->{status}, 301, 'a directory without its slash: 301';
+    is $r->{headers}{location}, '/cgi-bin/sub/?q=1', 'to the directory with its slash';
+    is get('/cgi-bin/noindex/')->{status}, 403, 'a directory without an index: 403';
+    is get('/cgi-bin/nothing.cgi')->{status}, 404, 'a missing script: 404';
+    is get('/cgi-bin/style.css/extra')->{status}, 404, 'path info after a static file: 404';
+    is get('/cgi-bin/.htpasswd')->{status}, 403, 'a dotfile: 403';
+    is get('/cgi-bin/sub/%2e%2e/env.cgi')->{status}, 403, '.. encoded: 403';
+    is get('/cgi-bin/escape.txt')->{status}, 403, 'a symlink out of the root: 403';
+
+    $r = get('/cgi-bin/style.css');
+    is $r->{status}, 200, 'a static file beside the scripts';
+    is $r->{body}, "body { color: red }\n", 'its bytes';
+    like $r->{headers}{'content-type'}, qr{^text/css}, 'its type';
+    ok my $etag = $r->{headers}{etag}, 'an ETag';
+    is get('/cgi-bin/style.css', 'If-None-Match' => $etag)->{status}, 304, 'If-None-Match: 304';
+    is get('/cgi-bin/style.css', 'If-Modified-Since' => $r->{headers}{'last-modified'})->{status}, 304,
+        'If-Modified-Since: 304';
+    unlike get('/cgi-bin/env.cgi')->{body}, qr/Cwd::getcwd/, 'a script is run, its source never served';
+
+    $r = get('/cgi-bin/status.cgi');
+    is $r->{status}, 404, 'Status: sets the status';
+    is $r->{body}, 'missing', 'with the body';
+    $r = get('/cgi-bin/away.cgi');
+    is $r->{status}, 302, 'Location: with an absolute URL: 302';
+    is $r->{headers}{location}, 'http://example.com/x', 'to it';
+    $r = get('/cgi-bin/inside.cgi');
+    is $r->{status}, 200, 'Location: with a local path: an internal redirect';
+    $e = env_of($r);
+    is_deeply [@$e{qw(PATH_INFO QUERY_STRING REQUEST_METHOD)}], ['/via', 'redirected=1', 'GET'], 'serving that path';
+    for (['bad-head.cgi', 'malformed header from script. Bad header: hello before headers'],
+         ['silent.cgi', 'end of script output before headers'],
+         ['dies.cgi', 'end of script output before headers']) {
+        my ($script, $log) = @$_;
+        is get("/cgi-bin/$script")->{status}, 500, "$script: 500";
+        like $server->log, qr{\Q$root/$script\E: \Q$log\E}, "$script: the log says why, naming the script";
+    }
+    like $server->log, qr{\Q$root/dies.cgi\E: broken at the start}, "a script's STDERR goes to the log";
+    $r = get('/cgi-bin/nph-raw.cgi');
+    is $r->{status}, 202, 'nph-: the status line of the script';
+    is $r->{headers}{'x-nph'}, 'yes', 'and its headers';
+    is $r->{body}, 'raw', 'and its body';
+    is get('/cgi-bin/system.cgi')->{body}, "from a child\nafter\n", "system()'s output reaches the client (real fds)";
+    get('/cgi-bin/warns.cgi');
+    like $server->log, qr{\Q$root/warns.cgi\E: something odd}, 'warn goes to the log with the script';
+
+    # streaming: the first line arrives while the script still runs
+    my $flag = "$site/go-$mode";
+    my $c = $server->connect;
+    syswrite $c, "GET /cgi-bin/stream.cgi?$flag HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    my $got = '';
+    ok eventually(sub {
+        vec(my $rin = '', fileno $c, 1) = 1;
+        sysread $c, $got, 4096, length $got if select $rin, undef, undef, 0.05;
+        $got =~ /first\n/;
+    }, 10), 'output is streamed as the script prints it';
+    unlike $got, qr/second/, 'before the script has finished';
+    open my $go, '>', $flag or die;
+        close $go;
+    ok eventually(sub { sysread($c, $got, 4096, length $got); $got =~ /second/ }, 10), 'then the rest';
+
+    is get('/elsewhere')->{body}, 'the psgi app at /elsewhere', 'beside the PSGI app at /';
+    is $server->stop, 0, 'TERM: exit 0';
+
+    my $alone = start_server(no_app => 1, args => ['--cgi-bin', "/legacy=$root", '--cgi-mode', $mode]);
+    my $raw = raw_request($alone, "GET /legacy/env.cgi HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    like $raw, qr{^SCRIPT_NAME=/legacy/env\.cgi$}m, '--cgi-bin /PREFIX=DIR, without a PSGI app';
+    like raw_request($alone, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), qr{^HTTP/1\.1 404 }, 'nothing else is served';
+    is $alone->stop, 0, 'TERM: exit 0';
 }
-like $server->log, qr{\Q$root/dies.cgi\E: broken at the start}, "a script's STDERR goes to the log";
-$r = get('/cgi-bin/nph-raw.cgi');
-is $r->{status}, 202, 'nph-: the status line of the script';
-is $r->{headers}{'x-nph'}, 'yes', 'and its headers';
-is $r->{body}, 'raw', 'and its body';
-is get('/cgi-bin/system.cgi')->{body}, "from a child\nafter\n", "system()'s output reaches the client (real fds)";
-get('/cgi-bin/warns.cgi');
-like $server->log, qr{\Q$root/warns.cgi\E: something odd}, 'warn goes to the log with the script';
-
-# streaming: the first line arrives while the script still runs
-my $flag = "$site/go";
-my $c = $server->connect;
-syswrite $c, "GET /cgi-bin/stream.cgi?$flag HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
-my $got = '';
-ok eventually(sub {
-    vec(my $rin = '', fileno $c, 1) = 1;
-    sysread $c, $got, 4096, length $got if select $rin, undef, undef, 0.05;
-    $got =~ /first\n/;
-}, 10), 'output is streamed as the script prints it';
-unlike $got, qr/second/, 'before the script has finished';
-open my $go, '>', $flag or die;
-close $go;
-ok eventually(sub { sysread($c, $got, 4096, length $got); $got =~ /second/ }, 10), 'then the rest';
-
-is get('/elsewhere')->{body}, 'the psgi app at /elsewhere', 'beside the PSGI app at /';
-is $server->stop, 0, 'TERM: exit 0';
-
-my $alone = start_server(no_app => 1, args => ['--cgi-bin', "/legacy=$root"]);
-my $raw = raw_request($alone, "GET /legacy/env.cgi HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-like $raw, qr{^SCRIPT_NAME=/legacy/env\.cgi$}m, '--cgi-bin /PREFIX=DIR, without a PSGI app';
-like raw_request($alone, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), qr{^HTTP/1\.1 404 }, 'nothing else is served';
-is $alone->stop, 0, 'TERM: exit 0';
 done_testing;

@@ -190,6 +190,8 @@ my $form = { 'Content-Type' => 'application/x-www-form-urlencoded' };
 { script => 'b6-begin-compile-time.cgi', hazard => 'B6', what => 'BEGIN blocks, use constant => time, BEGIN-time relative open',
   compare => 'exact',
   registry => 'compile-time constant: STARTED is frozen when the script is compiled, so "started=stale" once the compiled copy is more than 2 s old; BEGIN runs once per compile',
+  # fork mode compiles once too (the zygote), and every child starts from that
+  fork => { why => 'compile-time constant: STARTED is the time the zygote compiled the script', body_like => qr/\Abegin_runs=1\nstarted=(?:fresh|stale)\ntemplate=b6 template line\n\z/ },
   requests => [
     { method => 'GET', query => 'a=1', expect => { status => 200, body => "begin_runs=1\nstarted=fresh\ntemplate=b6 template line\n" } },
     { method => 'GET', query => 'a=2', expect => { status => 200, body => "begin_runs=1\nstarted=fresh\ntemplate=b6 template line\n" } },

@@ -23,27 +23,42 @@ use constant READ_SIZE => 65536;
 # streaming response
 sub response {
     my ($class, %a) = @_;
+    return $class->relayed_response(%a, launch => sub {
+        my ($stdin, $out_w, $err_w) = @_;
+        my @command = command($a{script}{filename});
+        my $pid = fork // die "Can't fork for $a{script}{filename}: $!\n";
+        return $pid if $pid;
+        # the child: CGI's process, fd 0-2 its own
+        chdir $a{script}{dir} or POSIX::_exit(126);
+        open STDIN, '<&', $stdin or POSIX::_exit(126);
+        open STDOUT, '>&', $out_w or POSIX::_exit(126);
+        open STDERR, '>&', $err_w or POSIX::_exit(126);
+        %ENV = %{ $a{cgi_env} };
+        $SIG{$_} = 'DEFAULT' for grep { $_ ne '__DIE__' && $_ ne '__WARN__' } keys %SIG;
+        POSIX::sigprocmask(POSIX::SIG_SETMASK(), POSIX::SigSet->new);
+        { exec { $command[0] } @command }
+        print STDERR "can't run it: $!\n";
+        POSIX::_exit(127);
+    });
+}
+
+# The part every mode shares: the body as STDIN, pipes for STDOUT and
+# STDERR, launch->(stdin, stdout, stderr) starting the process that runs
+# the script (its pid, or undef when it could not), and the relay of its
+# output to the client.
+sub relayed_response {
+    my ($class, %a) = @_;
     return sub {
         my ($respond) = @_;
         my $stdin = _stdin($a{env});
         pipe(my $out_r, my $out_w) or die "Can't create a pipe: $!\n";
         pipe(my $err_r, my $err_w) or die "Can't create a pipe: $!\n";
-        my @command = command($a{script}{filename});
-        my $pid = fork // die "Can't fork for $a{script}{filename}: $!\n";
-        if (!$pid) {
-            # the child: CGI's process, fd 0-2 its own
-            chdir $a{script}{dir} or POSIX::_exit(126);
-            open STDIN, '<&', $stdin or POSIX::_exit(126);
-            open STDOUT, '>&', $out_w or POSIX::_exit(126);
-            open STDERR, '>&', $err_w or POSIX::_exit(126);
-            %ENV = %{ $a{cgi_env} };
-            $SIG{$_} = 'DEFAULT' for grep { $_ ne '__DIE__' && $_ ne '__WARN__' } keys %SIG;
-            POSIX::sigprocmask(POSIX::SIG_SETMASK(), POSIX::SigSet->new);
-            { exec { $command[0] } @command }
-            print STDERR "can't run it: $!\n";
-            POSIX::_exit(127);
-        }
+        my $pid = $a{launch}->($stdin, $out_w, $err_w);
         close $_ for $out_w, $err_w, $stdin;
+        if (!$pid) {
+            $respond->([500, ['Content-Type' => 'text/plain'], ["Internal Server Error\n"]]);
+            return;
+        }
         _relay($pid, $out_r, $err_r, $respond, %a);
     };
 }
@@ -130,7 +145,7 @@ sub _relay {
     $log->($err_buf) if length $err_buf;
     $start->($parser->finish) if !$writer && !$done;
     $writer->close if $writer;
-    waitpid $pid, 0;
+    waitpid $pid, 0 unless $a{not_my_child};
 }
 
 # nph- scripts write the whole response, status line included; Kamado

@@ -1,0 +1,128 @@
+package Kamado::CGI::Fork;
+use 5.024;
+use strict;
+use warnings;
+
+use Fcntl ();
+use File::Basename ();
+use IO::FDPass;
+use POSIX ();
+use Socket qw(AF_UNIX SOCK_STREAM PF_UNSPEC);
+use Kamado;
+use Kamado::CGI::Exec;
+
+# Mode "fork", the worker side. Each worker keeps, per script, a zygote:
+# a perl started on the script (Kamado::CGI::Zygote) that has compiled it
+# and waits. A request sends it three descriptors (the body, the output
+# pipe, the error pipe) and the environment; the zygote forks, the child
+# runs the compiled script once and exits. The output is relayed as in
+# exec mode. A script whose file changed (inode, size, mtime) gets a new
+# zygote; one that fails to compile is a 500, its errors in the log, and
+# is compiled again on the next request.
+
+use constant READY_TIMEOUT => 30;
+
+my %zygotes;    # script path -> { pid, sock, key }
+
+sub response {
+    my ($class, %a) = @_;
+    # a script for another interpreter (#!/bin/sh) runs as plain CGI
+    return Kamado::CGI::Exec->response(%a) if (Kamado::CGI::Exec::command($a{script}{filename}))[0] ne $^X;
+    return Kamado::CGI::Exec->relayed_response(%a, not_my_child => 1, launch => sub {
+        my @fds = map { fileno $_ } @_;
+        my $file = $a{script}{filename};
+        for my $try (1, 2) {
+            my $z = _zygote($file, $a{script}{dir}, $a{log}) or return undef;
+            my $pid = _send($z, \@fds, $a{cgi_env});
+            return $pid if $pid;
+            # it died meanwhile (killed, or its perl exited): once more
+            _forget($file);
+        }
+        return undef;
+    });
+}
+
+sub _send {
+    my ($z, $fds, $env) = @_;
+    local $SIG{PIPE} = 'IGNORE';
+    for my $fd (@$fds) {
+        IO::FDPass::send(fileno $z->{sock}, $fd) or return undef;
+    }
+    my $payload = join '', map { "$_=$env->{$_}\0" } sort keys %$env;
+    syswrite($z->{sock}, length($payload) . "\n" . $payload) or return undef;
+    my $line = '';
+    while ($line !~ /\n\z/) {
+        sysread($z->{sock}, my $c, 1) or return undef;
+        $line .= $c;
+    }
+    return $line + 0;
+}
+
+# The live zygote of a script, started (and waited for) if need be.
+sub _zygote {
+    my ($file, $dir, $log) = @_;
+    my @st = stat $file or return undef;
+    my $key = join ':', @st[0, 1, 7, 9];
+    my $z = $zygotes{$file};
+    return $z if $z && $z->{key} eq $key;
+    _forget($file) if $z;
+    socketpair(my $mine, my $theirs, AF_UNIX, SOCK_STREAM, PF_UNSPEC) or die "Can't create a socket pair: $!\n";
+    my @command = Kamado::CGI::Exec::command($file);
+    (my $lib = $INC{'Kamado/CGI/Fork.pm'}) =~ s{/Kamado/CGI/Fork\.pm\z}{};    # where Kamado's modules are
+    my $pid = fork // die "Can't fork: $!\n";
+    if (!$pid) {
+        close $mine;
+        # everything of the worker's closes (its listeners, its clients):
+        # only the socket to the worker and fd 0-2 go with the script
+        my $keep = fileno $theirs;
+        opendir my $d, '/proc/self/fd';
+        POSIX::close($_) for grep { /^\d+\z/ && $_ > 2 && $_ != $keep && $_ != fileno $d } readdir $d;
+        fcntl $theirs, Fcntl::F_SETFD(), 0;
+        chdir $dir or POSIX::_exit(126);
+        open STDIN, '<', '/dev/null';
+        open STDOUT, '>', '/dev/null';    # (STDERR stays: compile errors reach the log)
+        Kamado::set_parent_death_signal(POSIX::SIGTERM());
+        $SIG{$_} = 'DEFAULT' for grep { $_ ne '__DIE__' && $_ ne '__WARN__' } keys %SIG;
+        POSIX::sigprocmask(POSIX::SIG_SETMASK(), POSIX::SigSet->new);
+        %ENV = (PATH => $ENV{PATH} // '/usr/bin:/bin');
+        # perl, the script's switches, then ours, then the script
+        my $script = pop @command;
+        { exec $command[0], @command[1 .. $#command], "-I$lib", "-MKamado::CGI::Zygote=$keep", $script }
+        print STDERR "$script: can't run $command[0]: $!\n";
+        POSIX::_exit(127);
+    }
+    close $theirs;
+    $z = { pid => $pid, sock => $mine, key => $key };
+    # "ready" once compiled; end of file when it did not compile
+    my $ready = '';
+    vec(my $rin = '', fileno $mine, 1) = 1;
+    while ($ready !~ /\n/ && select(my $r = $rin, undef, undef, READY_TIMEOUT)) {
+        sysread($mine, $ready, 64, length $ready) or last;
+    }
+    if ($ready ne "ready\n") {
+        $log->("$file: could not be compiled (its errors are above)");
+        kill KILL => $pid;
+        waitpid $pid, 0;
+        return undef;
+    }
+    return $zygotes{$file} = $z;
+}
+
+my @retired;    # zygotes told to exit, reaped when they have
+
+sub _forget {
+    my ($file) = @_;
+    my $z = delete $zygotes{$file} or return;
+    close $z->{sock};    # it exits when it reads the end
+    push @retired, $z->{pid};
+    @retired = grep { waitpid($_, POSIX::WNOHANG()) == 0 } @retired;
+}
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::CGI::Fork - mode fork: a zygote per script compiled once, a fork per request
+
+=cut
