@@ -1,6 +1,7 @@
 # Mode fork: a script that does not compile is a 500 with perl's error
 # (file and line) in the log, and the request after the fix works; a
-# changed script is compiled again on its next request; state never
+# changed script, or a changed private library of it, is compiled again on
+# its next request; state never
 # survives a request (a counter stays at 1, an exit in an eval ends the
 # request), whichever worker serves it.
 use strict;
@@ -36,6 +37,21 @@ is get('app.cgi')->{body}, 'version one', 'after the fix the next request works'
 put('app.cgi', "print qq{Content-Type: text/plain\\n\\n};\nprint 'version two, longer';\n");
 my %seen = map { (get('app.cgi')->{body} => 1) } 1 .. 6;
 is_deeply [keys %seen], ['version two, longer'], 'a changed script is compiled again, in every worker';
+
+# (a library required at run time is loaded afresh by every request, as
+# under CGI; these are loaded while the script compiles)
+mkdir "$root/lib" or die;
+put('lib.pl', "sub greeting { 'hello from lib one' }\n1;\n");
+put('lib/Helper.pm', "package Helper;\nsub name { 'helper one' }\n1;\n");
+put('uses-lib.cgi', "BEGIN { require './lib.pl' }\nuse lib 'lib';\nuse Helper;\n"
+    . "print qq{Content-Type: text/plain\n\n}, greeting(), ', ', Helper::name();\n");
+is get('uses-lib.cgi')->{body}, 'hello from lib one, helper one', 'a script with private libraries loaded at compile time';
+put('lib.pl', "sub greeting { 'hello from lib two, changed' }\n1;\n");
+my %seen2 = map { (get('uses-lib.cgi')->{body} => 1) } 1 .. 6;
+is_deeply [keys %seen2], ['hello from lib two, changed, helper one'], 'a changed library: the script is compiled again';
+put('lib/Helper.pm', "package Helper;\nsub name { 'helper two, changed' }\n1;\n");
+%seen2 = map { (get('uses-lib.cgi')->{body} => 1) } 1 .. 6;
+is_deeply [keys %seen2], ['hello from lib two, changed, helper two, changed'], 'a changed module of its own lib/ too';
 
 put('state.cgi', <<'CGI');
 $hits++;

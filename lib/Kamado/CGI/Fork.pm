@@ -16,8 +16,9 @@ use Kamado::CGI::Exec;
 # and waits. A request sends it three descriptors (the body, the output
 # pipe, the error pipe) and the environment; the zygote forks, the child
 # runs the compiled script once and exits. The output is relayed as in
-# exec mode. A script whose file changed (inode, size, mtime) gets a new
-# zygote; one that fails to compile is a 500, its errors in the log, and
+# exec mode. A script whose file, or one of whose private libraries
+# (files it required or did that are not modules from @INC), changed
+# (inode, size, mtime) gets a new zygote; one that fails to compile is a 500, its errors in the log, and
 # is compiled again on the next request.
 
 use constant READY_TIMEOUT => 30;
@@ -61,10 +62,10 @@ sub _send {
 # The live zygote of a script, started (and waited for) if need be.
 sub _zygote {
     my ($file, $dir, $log) = @_;
-    my @st = stat $file or return undef;
-    my $key = join ':', @st[0, 1, 7, 9];
+    my $key = _key($file) // return undef;
     my $z = $zygotes{$file};
-    return $z if $z && $z->{key} eq $key;
+    # the script and each of its private libraries as they were compiled
+    return $z if $z && $z->{key} eq $key && !grep { (_key($_) // '') ne $z->{deps}{$_} } keys $z->{deps}->%*;
     _forget($file) if $z;
     socketpair(my $mine, my $theirs, AF_UNIX, SOCK_STREAM, PF_UNSPEC) or die "Can't create a socket pair: $!\n";
     my @command = Kamado::CGI::Exec::command($file);
@@ -99,13 +100,21 @@ sub _zygote {
     while ($ready !~ /\n/ && select(my $r = $rin, undef, undef, READY_TIMEOUT)) {
         sysread($mine, $ready, 64, length $ready) or last;
     }
-    if ($ready ne "ready\n") {
+    my ($word, @deps) = split /\t/, $ready =~ s/\n\z//r;
+    if (($word // '') ne 'ready' || $ready !~ /\n\z/) {
         $log->("$file: could not be compiled (its errors are above)");
         kill KILL => $pid;
         waitpid $pid, 0;
         return undef;
     }
+    $z->{deps} = { map { ($_ => _key($_) // '') } @deps };
     return $zygotes{$file} = $z;
+}
+
+# what tells a changed file: device, inode, size, mtime
+sub _key {
+    my @st = stat $_[0] or return undef;
+    return join ':', @st[0, 1, 7, 9];
 }
 
 my @retired;    # zygotes told to exit, reaped when they have

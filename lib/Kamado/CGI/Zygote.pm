@@ -33,7 +33,9 @@ sub _serve {
     open my $sock, '+<&=', $socket_fd or die "Kamado::CGI::Zygote: fd $socket_fd: $!\n";
     my $data = _data_handles();
     local $SIG{CHLD} = 'IGNORE';    # children are reaped by the kernel
-    syswrite $sock, "ready\n";
+    # compiled: say so, with the private libraries the script loaded, so
+    # that the worker compiles it again when one of them changes
+    syswrite $sock, join("\t", 'ready', _private_files()) . "\n";
     while (1) {
         # a request: three descriptors, then the environment
         my @fds = map { IO::FDPass::recv($socket_fd) } 1 .. 3;
@@ -62,6 +64,24 @@ sub _serve {
         return;                                 # into the main program
     }
     POSIX::_exit(0);
+}
+
+# Files the script required or did that are not modules from @INC: its
+# own libraries (./lib.pl, cgi-lib.pl beside it, its lib/ directory).
+sub _private_files {
+    require Cwd;
+    require File::Spec;
+    my $dir = Cwd::getcwd();
+    my @files;
+    for my $key (sort keys %INC) {
+        my $path = $INC{$key} // next;
+        next if ref $path;
+        $path = File::Spec->rel2abs($path, $dir);
+        next if $key =~ /\.pm\z/ && index($path, "$dir/") != 0;    # a module from @INC
+        next if $key =~ m{\AKamado/};
+        push @files, $path if -f $path;
+    }
+    return @files;
 }
 
 # "NAME=VALUE\0..." after its length and a newline
