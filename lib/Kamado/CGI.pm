@@ -35,6 +35,7 @@ sub new {
         index         => $args{index} // [qw(index.cgi index.pl index.html)],
         document_root => $args{document_root} // $real,
         pass_env      => $args{pass_env} // [],     # NAME or NAME=VALUE
+        timeout       => $args{timeout} // 300,     # seconds without output; Apache's Timeout
         log           => $args{log} // sub { print STDERR "[kamado] [$$] @_\n" },
     }, $class;
 }
@@ -121,6 +122,7 @@ sub _script {
         script   => $script,
         cgi_env  => $cgi_env,
         log      => $self->{log},
+        timeout  => $self->{timeout},
         redirect => sub { $self->_internal_redirect($env, @_) },
     );
 }
@@ -238,6 +240,13 @@ the reference the persistent modes are measured against.
 =back
 
 The in-process modes (C<registry>, C<perlrun>) are not built yet.
+
+=head1 TIMEOUT
+
+A script that writes nothing for C<timeout> seconds (C<--cgi-timeout>,
+default 300, Apache's C<Timeout>) is stopped (TERM to its process group,
+KILL 2 seconds later) and logged; the client gets 504 if nothing was sent
+yet. No script can hold a worker for longer.
 
 =head1 CGI OUTPUT
 

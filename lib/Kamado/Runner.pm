@@ -73,7 +73,8 @@ sub _with_cgi {
     my ($mounts, $opt, $app) = @_;
     require Plack::App::URLMap;
     my $map = Plack::App::URLMap->new;
-    $map->map($_->[0] => Kamado::CGI->new(root => $_->[1], mode => $opt->{cgi_mode}, pass_env => $opt->{cgi_env})->to_app)
+    $map->map($_->[0] => Kamado::CGI->new(root => $_->[1], mode => $opt->{cgi_mode}, pass_env => $opt->{cgi_env},
+        timeout => $opt->{cgi_timeout})->to_app)
         for @$mounts;
     $map->map('/' => $app) if $app;
     return $map->to_app;

@@ -1,8 +1,8 @@
 # Mode fork: a script that does not compile is a 500 with perl's error
 # (file and line) in the log, and the request after the fix works; a
 # changed script, or a changed private library of it, is compiled again on
-# its next request; state never
-# survives a request (a counter stays at 1, an exit in an eval ends the
+# its next request; a script silent for --cgi-timeout is stopped, with
+# what it started; state never survives a request (a counter stays at 1, an exit in an eval ends the
 # request), whichever worker serves it.
 use strict;
 use warnings;
@@ -21,7 +21,7 @@ sub put {
     close $fh;
     rename "$root/$name.new", "$root/$name" or die;
 }
-my $server = start_server(no_app => 1, workers => 2, args => ['--cgi-bin', $root, '--cgi-mode', 'fork']);
+my $server = start_server(no_app => 1, workers => 2, args => ['--cgi-bin', $root, '--cgi-mode', 'fork', '--cgi-timeout', 1]);
 sub get {
     my $raw = raw_request($server, "GET /cgi-bin/$_[0] HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     return parse_response($raw) // { status => 0 };
@@ -63,6 +63,19 @@ print " after the eval";
 CGI
 my @bodies = map { get('state.cgi')->{body} } 1 .. 6;
 is_deeply \@bodies, [('hits=1 count=1') x 6], 'globals, file-scoped lexicals and exit in eval as under CGI, every time';
+
+put('hangs.cgi', "\$| = 1; print qq{Content-Type: text/plain\\n\\nstarted\\n}; system 'sleep 60'; print qq{never\\n};\n");
+put('silent.cgi', "sleep 60;\n");
+for (['silent.cgi', 504, "Gateway Timeout\n"], ['hangs.cgi', 200, "started\n"]) {
+    my ($script, $status, $body) = @$_;
+    my $t0 = time;
+    my $r = get($script);
+    is $r->{status}, $status, "$script: stopped after --cgi-timeout ($status)";
+    is $r->{body}, $body, "$script: with what it had sent";
+    cmp_ok time - $t0, '<', 10, "$script: in time, its child (sleep) stopped too";
+    like $server->log, qr{\Q$root/$script\E: no output for 1 s \(--cgi-timeout\): stopping it}, "$script: logged";
+}
+is get('app.cgi')->{body}, 'version two, longer', 'the workers serve on';
 
 is $server->stop, 0, 'TERM: exit 0';
 done_testing;

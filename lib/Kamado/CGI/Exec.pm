@@ -28,7 +28,9 @@ sub response {
         my @command = command($a{script}{filename});
         my $pid = fork // die "Can't fork for $a{script}{filename}: $!\n";
         return $pid if $pid;
-        # the child: CGI's process, fd 0-2 its own
+        # the child: CGI's process, fd 0-2 its own, leading a process
+        # group so that a stop reaches what it started too
+        setpgrp 0, 0;
         chdir $a{script}{dir} or POSIX::_exit(126);
         open STDIN, '<&', $stdin or POSIX::_exit(126);
         open STDOUT, '>&', $out_w or POSIX::_exit(126);
@@ -119,8 +121,23 @@ sub _relay {
         }
         $done = 1;    # answered: the rest of the output is dropped
     };
+    my $timeout = $a{timeout} || undef;
     while ($select->count) {
-        for my $fh ($select->can_read) {
+        my @ready = $select->can_read($timeout);
+        if (!@ready && $timeout) {
+            # silent for --cgi-timeout seconds: stopped, as Apache's Timeout
+            # does; its children too (it leads their process group)
+            $log->("no output for $timeout s (--cgi-timeout): stopping it");
+            kill TERM => -$pid, $pid;
+            $start->({ status => 504, headers => ['Content-Type' => 'text/plain'], rest => "Gateway Timeout\n" })
+                if !$writer && !$done;
+            $done = 1;
+            $timeout = 2;    # then KILL, if it does not go
+            kill KILL => -$pid, $pid if $a{stopped}++;
+            last if $a{stopped} > 2;
+            next;
+        }
+        for my $fh (@ready) {
             my $n = sysread $fh, my $buf, READ_SIZE;
             if (!$n) {
                 $select->remove($fh);

@@ -52,8 +52,10 @@ sub _serve {
             syswrite $sock, "$pid\n";
             next;
         }
-        # the child: becomes the CGI process
+        # the child: becomes the CGI process (leading a process group, so
+        # that a stop reaches what it starts too)
         close $sock;
+        setpgrp 0, 0;
         POSIX::dup2($fds[$_], $_) for 0 .. 2;
         POSIX::close($_) for grep { $_ > 2 } @fds;
         %ENV = %$env;
