@@ -20,6 +20,7 @@ my $index = sub {
 <ul>
 <li><a href="/hello">/hello</a>: Hello World</li>
 <li><a href="/performance_test">/performance_test</a>: the test app of seed 000</li>
+<li><a href="/cgi-bin/counter.cgi">/cgi-bin/counter.cgi</a>: an unchanged legacy CGI script (examples/cgi-bin), run persistently in fork mode</li>
 </ul>
 <p>Served by worker $$.</p>
 </body></html>
