@@ -22,8 +22,12 @@ use Kamado::CGI::Exec;
 # is compiled again on the next request.
 
 use constant READY_TIMEOUT => 30;
+# compiled scripts a worker keeps; past it, the least recently used goes
+# (a site with hundreds of scripts must not mean hundreds of perls each)
+use constant MAX_ZYGOTES => 32;
 
-my %zygotes;    # script path -> { pid, sock, key }
+my %zygotes;    # script path -> { pid, sock, key, deps, used }
+my $USE = 0;    # a clock for least recently used
 
 sub response {
     my ($class, %a) = @_;
@@ -65,8 +69,15 @@ sub _zygote {
     my $key = _key($file) // return undef;
     my $z = $zygotes{$file};
     # the script and each of its private libraries as they were compiled
-    return $z if $z && $z->{key} eq $key && !grep { (_key($_) // '') ne $z->{deps}{$_} } keys $z->{deps}->%*;
+    if ($z && $z->{key} eq $key && !grep { (_key($_) // '') ne $z->{deps}{$_} } keys $z->{deps}->%*) {
+        $z->{used} = ++$USE;
+        return $z;
+    }
     _forget($file) if $z;
+    if (keys %zygotes >= MAX_ZYGOTES) {
+        my ($oldest) = sort { $zygotes{$a}{used} <=> $zygotes{$b}{used} } keys %zygotes;
+        _forget($oldest);
+    }
     socketpair(my $mine, my $theirs, AF_UNIX, SOCK_STREAM, PF_UNSPEC) or die "Can't create a socket pair: $!\n";
     my @command = Kamado::CGI::Exec::command($file);
     (my $lib = $INC{'Kamado/CGI/Fork.pm'}) =~ s{/Kamado/CGI/Fork\.pm\z}{};    # where Kamado's modules are
@@ -108,6 +119,7 @@ sub _zygote {
         return undef;
     }
     $z->{deps} = { map { ($_ => _key($_) // '') } @deps };
+    $z->{used} = ++$USE;
     return $zygotes{$file} = $z;
 }
 
