@@ -6,6 +6,7 @@ use warnings;
 use File::Temp ();
 use IO::Select;
 use POSIX ();
+use Time::HiRes ();
 use Kamado::CGI::Output;
 
 # Mode "exec": the script runs as under Apache's mod_cgi, a new perl per
@@ -122,9 +123,14 @@ sub _relay {
         $done = 1;    # answered: the rest of the output is dropped
     };
     my $timeout = $a{timeout} || undef;
+    my $last = Time::HiRes::time();
     while ($select->count) {
-        my @ready = $select->can_read($timeout);
-        if (!@ready && $timeout) {
+        my $left = defined $timeout ? $last + $timeout - Time::HiRes::time() : undef;
+        my @ready = defined $left && $left <= 0 ? () : $select->can_read($left);
+        # (an empty answer may also be a signal: only the clock says timeout)
+        next if !@ready && (!defined $timeout || Time::HiRes::time() < $last + $timeout);
+        $last = Time::HiRes::time();
+        if (!@ready) {
             # silent for --cgi-timeout seconds: stopped, as Apache's Timeout
             # does; its children too (it leads their process group)
             $log->("no output for $timeout s (--cgi-timeout): stopping it");
@@ -133,6 +139,7 @@ sub _relay {
                 if !$writer && !$done;
             $done = 1;
             $timeout = 2;    # then KILL, if it does not go
+            $last = Time::HiRes::time();
             kill KILL => -$pid, $pid if $a{stopped}++;
             last if $a{stopped} > 2;
             next;
