@@ -233,7 +233,19 @@ sub _autoscale {
 # Signals are blocked across fork: one arriving before the worker has set
 # its own handlers would run the master's (which only sets a flag the
 # worker never looks at), and the worker would miss the master's one TERM.
+# (The supervisor forks its generations the same way.)
 my $FORK_SIGNALS = POSIX::SigSet->new(map { POSIX->can("SIG$_")->() } qw(TERM QUIT INT HUP TTIN TTOU USR1));
+
+# fork with those signals blocked: returns (pid, the mask before). The
+# parent has its mask back; the child restores it once its own handlers
+# are set.
+sub fork_signals_blocked {
+    my $old = POSIX::SigSet->new;
+    POSIX::sigprocmask(POSIX::SIG_BLOCK(), $FORK_SIGNALS, $old);
+    my $pid = fork;
+    POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old) if $pid || !defined $pid;
+    return ($pid, $old);
+}
 
 sub _spawn {
     my ($self, $pool) = @_;
@@ -241,17 +253,13 @@ sub _spawn {
     my $master = $$;
     my $slot = $self->_free_slot;
     $self->{scoreboard}->claim($slot, $self->{generation}) if defined $slot;
-    my $old = POSIX::SigSet->new;
-    POSIX::sigprocmask(POSIX::SIG_BLOCK(), $FORK_SIGNALS, $old);
-    my $pid = fork;
+    my ($pid, $old) = fork_signals_blocked();
     if (!defined $pid) {
         $self->{log}->("Can't fork a worker: $!");
         $self->{scoreboard}->clear($slot) if defined $slot;
-        POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
         return;
     }
     if ($pid) {
-        POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
         $self->{children}{$pid} = $self->{generation};
         $self->{pool_of}{$pid} = $pool;
         if (defined $slot) {

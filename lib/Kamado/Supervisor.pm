@@ -108,16 +108,9 @@ sub _start_generation {
     my ($self) = @_;
     my $number = ++$self->{number};
     pipe(my $status_r, my $status_w) or die "kamado: can't create a pipe: $!\n";
-    my $signals = POSIX::SigSet->new(map { POSIX->can("SIG$_")->() } qw(TERM QUIT INT HUP TTIN TTOU USR1));
-    my $old = POSIX::SigSet->new;
-    POSIX::sigprocmask(POSIX::SIG_BLOCK(), $signals, $old);
-    my $pid = fork;
-    if (!defined $pid) {
-        POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
-        die "kamado: can't fork a generation: $!\n";
-    }
+    my ($pid, $old) = Kamado::Prefork::fork_signals_blocked();
+    die "kamado: can't fork a generation: $!\n" unless defined $pid;
     if ($pid) {
-        POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
         close $status_w;
         $self->{generations}{$pid} = { number => $number, status => $status_r, said => '' };
         return $pid;
