@@ -117,6 +117,19 @@ sub wait_ready {
 # the generation that serves (or under each, while one replaces another).
 sub workers {
     my ($self) = @_;
+    my $kids = _children();
+    return map { ($kids->{$_} // [])->@* } ($kids->{ $self->{pid} } // [])->@*;
+}
+
+# The pids of the generation processes (see Kamado::Supervisor); the
+# master itself with --workers 0.
+sub generations {
+    my ($self) = @_;
+    return (_children()->{ $self->{pid} } // [])->@*;
+}
+
+# parent pid => [child pids], for every process, from one read of /proc
+sub _children {
     my %kids;
     for my $stat (glob '/proc/[0-9]*/stat') {
         open my $fh, '<', $stat or next;
@@ -124,21 +137,7 @@ sub workers {
         my ($pid, $ppid) = $line =~ /^(\d+) \(.*\) \S+ (\d+)/s or next;
         push $kids{$ppid}->@*, $pid;
     }
-    return map { ($kids{$_} // [])->@* } $self->generations;
-}
-
-# The pids of the generation processes (see Kamado::Supervisor); the
-# master itself with --workers 0.
-sub generations {
-    my ($self) = @_;
-    my @gens;
-    for my $stat (glob '/proc/[0-9]*/stat') {
-        open my $fh, '<', $stat or next;
-        my $line = <$fh> // next;
-        my ($pid, $ppid) = $line =~ /^(\d+) \(.*\) \S+ (\d+)/s or next;
-        push @gens, $pid if $ppid == $self->{pid};
-    }
-    return @gens;
+    return \%kids;
 }
 
 # What the server wrote to STDERR so far.
