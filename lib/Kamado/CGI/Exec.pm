@@ -37,8 +37,7 @@ sub response {
         open STDOUT, '>&', $out_w or POSIX::_exit(126);
         open STDERR, '>&', $err_w or POSIX::_exit(126);
         %ENV = %{ $a{cgi_env} };
-        $SIG{$_} = 'DEFAULT' for grep { $_ ne '__DIE__' && $_ ne '__WARN__' } keys %SIG;
-        POSIX::sigprocmask(POSIX::SIG_SETMASK(), POSIX::SigSet->new);
+        default_signals();
         { exec { $command[0] } @command }
         print STDERR "can't run it: $!\n";
         POSIX::_exit(127);
@@ -64,6 +63,13 @@ sub relayed_response {
         }
         _relay($pid, $out_r, $err_r, $respond, %a);
     };
+}
+
+# In a child about to exec a script's perl: the worker's signal handlers
+# and blocked signals are not the script's.
+sub default_signals {
+    $SIG{$_} = 'DEFAULT' for grep { $_ ne '__DIE__' && $_ ne '__WARN__' } keys %SIG;
+    POSIX::sigprocmask(POSIX::SIG_SETMASK(), POSIX::SigSet->new);
 }
 
 # How to run a script: perl scripts with this perl and the switches of
@@ -123,7 +129,7 @@ sub _relay {
         $done = 1;    # answered: the rest of the output is dropped
     };
     my $timeout = $a{timeout} || undef;
-    my $last = Time::HiRes::time();
+    my ($last, $stops) = (Time::HiRes::time(), 0);
     while ($select->count) {
         my $left = defined $timeout ? $last + $timeout - Time::HiRes::time() : undef;
         my @ready = defined $left && $left <= 0 ? () : $select->can_read($left);
@@ -140,8 +146,8 @@ sub _relay {
             $done = 1;
             $timeout = 2;    # then KILL, if it does not go
             $last = Time::HiRes::time();
-            kill KILL => -$pid, $pid if $a{stopped}++;
-            last if $a{stopped} > 2;
+            kill KILL => -$pid, $pid if $stops++;
+            last if $stops > 2;
             next;
         }
         for my $fh (@ready) {

@@ -31,8 +31,10 @@ my $USE = 0;    # a clock for least recently used
 
 sub response {
     my ($class, %a) = @_;
-    # a script for another interpreter (#!/bin/sh) runs as plain CGI
-    return Kamado::CGI::Exec->response(%a) if (Kamado::CGI::Exec::command($a{script}{filename}))[0] ne $^X;
+    # a script for another interpreter (#!/bin/sh) runs as plain CGI (its
+    # #! line is read only while it has no zygote: not once a request)
+    return Kamado::CGI::Exec->response(%a)
+        if !$zygotes{ $a{script}{filename} } && (Kamado::CGI::Exec::command($a{script}{filename}))[0] ne $^X;
     return Kamado::CGI::Exec->relayed_response(%a, not_my_child => 1, launch => sub {
         my @fds = map { fileno $_ } @_;
         my $file = $a{script}{filename};
@@ -94,8 +96,7 @@ sub _zygote {
         open STDIN, '<', '/dev/null';
         open STDOUT, '>', '/dev/null';    # (STDERR stays: compile errors reach the log)
         Kamado::set_parent_death_signal(POSIX::SIGTERM());
-        $SIG{$_} = 'DEFAULT' for grep { $_ ne '__DIE__' && $_ ne '__WARN__' } keys %SIG;
-        POSIX::sigprocmask(POSIX::SIG_SETMASK(), POSIX::SigSet->new);
+        Kamado::CGI::Exec::default_signals();
         %ENV = (PATH => $ENV{PATH} // '/usr/bin:/bin');
         # perl, the script's switches, then ours, then the script
         my $script = pop @command;

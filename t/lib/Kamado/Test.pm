@@ -121,8 +121,7 @@ sub workers {
     return map { ($kids->{$_} // [])->@* } ($kids->{ $self->{pid} } // [])->@*;
 }
 
-# The pids of the generation processes (see Kamado::Supervisor); the
-# master itself with --workers 0.
+# The pids of the generation processes (see Kamado::Supervisor).
 sub generations {
     my ($self) = @_;
     return (_children()->{ $self->{pid} } // [])->@*;
