@@ -337,18 +337,27 @@ sub _worker_main {
 
 sub _read_notices {
     my ($self, $fh) = @_;
-    vec(my $rin = '', fileno $fh, 1) = 1;
-    while (select(my $rout = $rin, undef, undef, 0) > 0) {
-        sysread($fh, my $buf, 4096) or last;
-        while ($buf =~ /^(retire|loaded) (\d+)$/mg) {
-            if ($1 eq 'loaded') {
-                $self->{load_failures} = 0;
-                $self->{on_ready}->() if $self->{on_ready} && !$self->{said_ready}++;
-            } elsif (exists $self->{children}{$2}) {
-                $self->{children}{$2} = 0;    # retired: its replacement starts now
-            }
+    my $notices = read_waiting($fh);
+    while ($notices =~ /^(retire|loaded) (\d+)$/mg) {
+        if ($1 eq 'loaded') {
+            $self->{load_failures} = 0;
+            $self->{on_ready}->() if $self->{on_ready} && !$self->{said_ready}++;
+        } elsif (exists $self->{children}{$2}) {
+            $self->{children}{$2} = 0;    # retired: its replacement starts now
         }
     }
+}
+
+# What a pipe holds now, without waiting (its notices are single short
+# writes, so whole lines). The supervisor reads its generations' word so.
+sub read_waiting {
+    my ($fh) = @_;
+    my $got = '';
+    vec(my $rin = '', fileno $fh, 1) = 1;
+    while (select(my $rout = $rin, undef, undef, 0) > 0) {
+        sysread($fh, $got, 4096, length $got) or last;
+    }
+    return $got;
 }
 
 sub _reap {

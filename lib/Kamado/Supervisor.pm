@@ -178,12 +178,7 @@ sub _wait_for {
 # Everything the generation wrote on its status pipe so far.
 sub _read_status {
     my ($self, $gen) = @_;
-    vec(my $rin = '', fileno $gen->{status}, 1) = 1;
-    while (select(my $rout = $rin, undef, undef, 0) > 0) {
-        sysread($gen->{status}, my $buf, 4096) or last;
-        $gen->{said} .= $buf;
-    }
-    return $gen->{said};
+    return $gen->{said} .= Kamado::Prefork::read_waiting($gen->{status});
 }
 
 # The new generation serves: the old one drains. Or it failed: the old
