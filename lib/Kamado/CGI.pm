@@ -10,6 +10,7 @@ use Plack::MIME;
 use Kamado::CGI::Env;
 use Kamado::CGI::Exec;
 use Kamado::CGI::Fork;
+use Kamado::CGI::ModeFile;
 
 # A directory of CGI scripts as a PSGI application: URLs are mapped to
 # files as Apache does (SCRIPT_NAME, PATH_INFO, index scripts); files
@@ -18,8 +19,9 @@ use Kamado::CGI::Fork;
 #
 #   Kamado::CGI->new(root => 'cgi-bin')->to_app
 
-our @MODES = qw(fork exec);
-my %RUNNER = (exec => 'Kamado::CGI::Exec', fork => 'Kamado::CGI::Fork');
+our @MODES = qw(fork exec registry perlrun);
+my %RUNNER = (exec => 'Kamado::CGI::Exec', fork => 'Kamado::CGI::Fork',
+    registry => 'Kamado::CGI::Registry', perlrun => 'Kamado::CGI::Registry');
 
 sub new {
     my ($class, %args) = @_;
@@ -37,6 +39,7 @@ sub new {
         pass_env      => $args{pass_env} // [],     # NAME or NAME=VALUE
         timeout       => $args{timeout} // 300,     # seconds without output; Apache's Timeout
         log           => $args{log} // sub { print STDERR "[kamado] [$$] @_\n" },
+        mode_files    => Kamado::CGI::ModeFile->new(root => $real, modes => \@MODES),
     }, $class;
 }
 
@@ -117,7 +120,17 @@ sub _script {
     my $cgi_env = Kamado::CGI::Env->for($env, script => $script, document_root => $self->{document_root},
         context_prefix => ($env->{SCRIPT_NAME} // '') . '/', context_root => "$self->{root}/",
         pass => $self->{pass_env});
-    return $RUNNER{ $self->{mode} }->response(
+    my ($mode, $error) = $self->{mode_files}->mode_for($dir, $base);
+    if ($error) {
+        $self->{log}->($error);
+        return [500, ['Content-Type' => 'text/plain'], ["Internal Server Error\n"]];
+    }
+    $mode //= $self->{mode};
+    # (loaded when first used: it overrides exit, require and do for the
+    # code compiled after it)
+    require Kamado::CGI::Registry if $RUNNER{$mode} eq 'Kamado::CGI::Registry';
+    return $RUNNER{$mode}->response(
+        mode     => $mode,
         env      => $env,
         script   => $script,
         cgi_env  => $cgi_env,
@@ -237,9 +250,59 @@ on STDIN, its output streamed to the client as it prints it, and what it
 writes to STDERR logged line by line, prefixed with the script. This is
 the reference the persistent modes are measured against.
 
+=item registry
+
+The script is compiled once per worker and runs inside it, as under
+ModPerl::Registry, without what Registry gets wrong
+(L<Kamado::CGI::Registry>): C<exit> ends the script wherever it is
+called (inside C<eval> too) without calling its C<$SIG{__DIE__}>; STDIN,
+STDOUT and STDERR are real descriptors, so C<system>, pipes, C<format>
+and C<sysread> work; the script runs in its directory with exactly the
+CGI environment; named subs see each run's file-scoped C<my> variables;
+package variables, C<%SIG>, C<alarm>, special variables, C<@INC>, the
+library entries of C<%INC>, umask, locale, C<select>, the STDIO layers,
+CGI.pm's globals (with the script's own C<use CGI> pragmas) are put back
+after each run, its END blocks run at the end of each run and the files it
+left open are closed; a package-less library (C<require './lib.pl'>) is
+compiled into the package of each script that requires it, and its top
+level runs again on each request. A script is compiled again when it or a
+library it loaded changes.
+
+What stays different from plain CGI, checked by t/cgi-runner/fixtures.t:
+the output is sent when the script ends, not as it prints (a progress page
+needs fork mode); C<__PACKAGE__> is the script's own package, not C<main>,
+so C<main::> names the worker's; C<caller> is true at the script's top
+level (a C<main() unless caller> guard does not run); C<$^S> is true, so a
+C<__DIE__> handler that checks it (CGI::Carp's fatalsToBrowser) stays
+quiet and the client gets a 500; what happens at compile time happens once
+per worker: C<BEGIN>, C<use constant X =E<gt> time>, C</o> patterns,
+C<state> variables. A script whose C<#!> line has a switch other than
+C<-w> and C<-l> (C<-T>, C<-C>...), or that another interpreter runs,
+runs in fork mode. There is no C<--cgi-timeout> in-process: the
+server's C<--request-timeout> bounds a script.
+
+=item perlrun
+
+As registry, but the script and its libraries are compiled for each
+request and its package deleted afterwards, as ModPerl::PerlRun does:
+C<BEGIN>, constants, C</o> and C<state> are then as under CGI, at the
+cost of a compile per request.
+
 =back
 
-The in-process modes (C<registry>, C<perlrun>) are not built yet.
+=head1 MODES PER DIRECTORY AND PER SCRIPT
+
+A file named F<.kamado-cgi> in any directory of the tree sets the mode
+of that directory and those below it, or of some of its scripts
+(L<Kamado::CGI::ModeFile>); the nearest file decides:
+
+    # all of this directory, and below
+    mode registry
+    # but these two run in fork mode
+    mode fork progress.cgi nph-chat.cgi
+
+A file with an error (an unknown mode, a line that is not C<mode>) makes
+the scripts it governs answer 500, with the file and line in the log.
 
 =head1 TIMEOUT
 

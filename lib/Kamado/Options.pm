@@ -39,7 +39,7 @@ our @TABLE = (
     ['cgi-bin',                '=s@', undef,  'DIR (at /cgi-bin) or /PREFIX=DIR: a directory of CGI scripts (repeatable)'],
     ['cgi-env',                '=s@', undef,  'NAME (passed from the server\'s environment) or NAME=VALUE: added to every CGI script\'s environment'],
     ['cgi-timeout',            '=f',  300,    'seconds a CGI script may go without output before it is stopped (504)'],
-    ['cgi-mode',               '=s',  'fork', 'how CGI scripts run: fork (compiled once, a fork per request) or exec (a new perl per request, as mod_cgi)'],
+    ['cgi-mode',               '=s',  'fork', 'how CGI scripts run: fork (compiled once, a fork per request), exec (a new perl per request, as mod_cgi), registry (compiled once, run in the worker) or perlrun (compiled per request, in the worker); .kamado-cgi files override it per directory or script'],
     ['app|a',                  '=s',  undef,  'the PSGI file (or give it as the last argument)'],
     ['env|E',                  '=s',  'deployment', 'PLACK_ENV for the app'],
     ['include|I',              '=s@', undef,  'add a directory to @INC'],

@@ -62,7 +62,7 @@ sub get {
 }
 sub env_of { my %e = $_[0]{body} =~ /^([^=\n]+)=(.*)$/mg; \%e }
 
-for my $mode (qw(exec fork)) {
+for my $mode (qw(exec fork registry perlrun)) {
     note "mode $mode";
     my $app = 'sub { [200, ["Content-Type" => "text/plain"], ["the psgi app at $_[0]{PATH_INFO}"]] }';
     $server = start_server(app => $app, args => ['--cgi-bin', $root, '--cgi-mode', $mode]);
@@ -141,20 +141,27 @@ for my $mode (qw(exec fork)) {
     get('/cgi-bin/warns.cgi');
     like $server->log, qr{\Q$root/warns.cgi\E: something odd}, 'warn goes to the log with the script';
 
-    # streaming: the first line arrives while the script still runs
+    # streaming: the first line arrives while the script still runs; the
+    # in-process modes collect the output and send it when the script ends
     my $flag = "$site/go-$mode";
     my $c = $server->connect;
     syswrite $c, "GET /cgi-bin/stream.cgi?$flag HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
     my $got = '';
-    ok eventually(sub {
+    my $streams = $mode eq 'exec' || $mode eq 'fork';
+    my $first = eventually(sub {
         vec(my $rin = '', fileno $c, 1) = 1;
         sysread $c, $got, 4096, length $got if select $rin, undef, undef, 0.05;
         $got =~ /first\n/;
-    }, 10), 'output is streamed as the script prints it';
-    unlike $got, qr/second/, 'before the script has finished';
+    }, $streams ? 10 : 1);
+    if ($streams) {
+        ok $first, 'output is streamed as the script prints it';
+        unlike $got, qr/second/, 'before the script has finished';
+    } else {
+        ok !$first && $got eq '', 'in-process: nothing is sent before the script ends (documented)';
+    }
     open my $go, '>', $flag or die;
         close $go;
-    ok eventually(sub { sysread($c, $got, 4096, length $got); $got =~ /second/ }, 10), 'then the rest';
+    ok eventually(sub { sysread($c, $got, 4096, length $got); $got =~ /first\n.*second/s }, 10), "then the rest";
 
     is get('/elsewhere')->{body}, 'the psgi app at /elsewhere', 'beside the PSGI app at /';
     is $server->stop, 0, 'TERM: exit 0';

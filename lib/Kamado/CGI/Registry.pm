@@ -1,0 +1,405 @@
+package Kamado::CGI::Registry;
+use 5.024;
+use strict;
+use warnings;
+
+use B ();
+use Cwd ();
+use POSIX ();
+use Symbol ();
+use Kamado::CGI::Exec;
+use Kamado::CGI::Fork;
+use Kamado::CGI::Output;
+use Kamado::CGI::Require;
+use Kamado::CGI::Snapshot;
+use Kamado::CGI::Source;
+
+# Modes "registry" and "perlrun": a script runs inside the worker, as
+# ModPerl::Registry and ModPerl::PerlRun run it, with what they get wrong
+# put right where it can be (CGI-HAZARDS.md, section 7's checklist):
+#
+# - the script is compiled into its own package, as the body of a named
+#   sub, in its directory, with its #! -w at compile time; registry keeps
+#   it (compiled again when it or a library it loaded changes), perlrun
+#   compiles it for each request and deletes its package afterwards;
+# - exit ends the script wherever it is called, past the script's own
+#   evals, without calling its $SIG{__DIE__}; in a child the script
+#   forked, it ends the child;
+# - STDIN, STDOUT and STDERR are real descriptors 0, 1 and 2 for the
+#   request (the body, a file collecting the output, a file collecting
+#   the errors), so system, pipes, format and sysread work as under CGI;
+# - per request: %ENV is the CGI environment, $/ $\ $, $" $; $^W $0 $^T
+#   @ARGV @INC are fresh, srand, CGI.pm's globals with the script's own
+#   `use CGI` pragmas, the script's compile-time %SIG handlers, DATA from
+#   its start, its END blocks run; afterwards %SIG, alarm, umask, cwd,
+#   locale, select, the STDIO handles and the library entries of %INC are
+#   put back, and File::Temp's exit-time files removed;
+# - require/do of a library file compile it into the script's package
+#   (Kamado::CGI::Require).
+#
+# What stays different from plain CGI in registry mode is documented per
+# hazard in t/cgi/cases.pl and in Kamado::CGI: package globals and
+# file-scoped lexicals captured by named subs persist, compile-time values
+# are frozen, caller() is true at the top of the script, __PACKAGE__ is
+# not main. Scripts that need what only a process of their own gives (a
+# #! switch other than -w and -l, such as -T; another interpreter) run in
+# fork mode instead.
+
+BEGIN { Kamado::CGI::Require->install }
+
+our $RUNNING;    # the worker's pid while a script runs in it
+our $SCRIPT;     # that script
+my $EXIT = bless [], 'Kamado::CGI::Registry::Exit';
+my $exit_code;
+
+BEGIN {
+    no warnings 'once';
+    *CORE::GLOBAL::exit = \&_exit;
+}
+
+sub _exit (;$) {
+    my $code = @_ ? $_[0] : 0;
+    CORE::exit($code) unless $RUNNING;
+    _child_exit($code) if $$ != $RUNNING;
+    $exit_code = $code;
+    {
+        # to the runner's block, past every eval and sub of the script
+        no warnings 'exiting';
+        eval { last KAMADO_CGI_SCRIPT };
+    }
+    # not on this stack (a signal or __DIE__ handler, a sort block): a die
+    # that the script's own __DIE__ handler does not see
+    local $SIG{__DIE__};
+    die $EXIT;
+}
+
+# A child the script forked ends as a CGI process would (its END blocks,
+# its buffers flushed), not by returning into the worker.
+sub _child_exit {
+    my ($code) = @_;
+    local $? = $code;
+    eval { $_->() } for $SCRIPT->{end}->@*;
+    STDOUT->flush;
+    STDERR->flush;
+    POSIX::_exit($?);
+}
+
+my %compiled;    # script path -> compiled script (registry)
+my @WORKER_INC = grep { !ref } @INC;
+# the worker's own DATA (script/kamado's POD) is not the scripts' main::DATA
+close main::DATA if defined fileno main::DATA;
+
+sub response {
+    my ($class, %a) = @_;
+    my $file = $a{script}{filename};
+    my $s = $compiled{$file};
+    if ($s && !_unchanged($s)) {
+        _discard($s);
+        $s = undef;
+    }
+    if (!$s) {
+        my $src = eval { Kamado::CGI::Source->read($file) } or do {
+            $a{log}->("$file: $@");
+            return _error(500);
+        };
+        # what only a process of its own gives: a #! switch such as -T
+        # (taint cannot be turned on in a running perl), -C, -s, -n; or
+        # another interpreter
+        my $fork = !$src->{perl} || grep { !/\A-[wl]+\z/ } $src->{switches}->@*;
+        my %switch = map { $_ => 1 } map { split //, substr $_, 1 } $src->{switches}->@*;
+        $s = { file => $file, dir => $a{script}{dir}, key => _key($file), libs => {}, packages => {},
+               fork => $fork, source => $src, warnings => $switch{w} ? 1 : 0, line_ends => $switch{l} ? "\n" : undef };
+        $compiled{$file} = $s if $fork || $a{mode} eq 'registry';
+    }
+    return Kamado::CGI::Fork->response(%a) if $s->{fork};
+    my $io = _io($a{env});
+    _within($s, $io, $a{cgi_env}, sub { _compile($s) }) unless $s->{code};
+    my $compiled = $s->{code} ? 1 : 0;
+    _within($s, $io, $a{cgi_env}, sub { _run($s) }) if $compiled;
+    # (what the script wrote to STDERR, perl's errors and warnings among it)
+    _log_errors($io->{err}, $file, $a{log});
+    $a{log}->("$file: could not be compiled (its errors are above)") unless $compiled;
+    _discard($s) if !$compiled || $a{mode} eq 'perlrun';
+    return $compiled ? _response($io->{out}, %a) : _error(500);
+}
+
+sub _key {
+    my @s = stat $_[0];
+    return @s ? join(':', @s[0, 1, 7, 9]) : '';
+}
+
+# The script and every library it loaded are as they were compiled.
+sub _unchanged {
+    my ($s) = @_;
+    return 0 if _key($s->{file}) ne $s->{key};
+    for my $lib (keys $s->{libs}->%*) {
+        return 0 if _key($lib) ne $s->{libs}{$lib};
+    }
+    return 1;
+}
+
+sub _discard {
+    my ($s) = @_;
+    delete $compiled{ $s->{file} };
+    return unless $s->{package};
+    for my $package ($s->{package}, keys $s->{packages}->%*) {
+        Kamado::CGI::Require->forget($package);
+    }
+    # its private modules load again with it
+    delete @INC{ grep { defined $INC{$_} && $s->{libs}{ $INC{$_} } } keys %INC };
+    Symbol::delete_package($s->{package});
+    delete $s->{code};
+}
+
+# The request's body, a file for the output, a file for the errors.
+sub _io {
+    my ($env) = @_;
+    open my $out, '+>', undef or die "Can't make a temporary file: $!\n";
+    open my $err, '+>', undef or die "Can't make a temporary file: $!\n";
+    return { in => Kamado::CGI::Exec::_stdin($env), out => $out, err => $err };
+}
+
+# Runs CODE as the script would run under CGI: in its directory, with
+# the CGI environment and its locale, STDIO on the request's descriptors
+# 0, 1 and 2, fresh special variables; and puts the worker back as it
+# was, whatever the script did.
+sub _within {
+    my ($s, $io, $cgi_env, $code) = @_;
+    my $cwd = Cwd::getcwd();
+    my $signals = _signals();
+    my $umask = umask;
+    my $locale = POSIX::setlocale(POSIX::LC_ALL());
+    my $selected = select;
+    my $tz = $ENV{TZ};
+    my @saved = _stdio($io->{in}, $io->{out}, $io->{err});
+    {
+        local %ENV = %$cgi_env;
+        my $want = $ENV{LC_ALL} // $ENV{LANG} // 'C';
+        POSIX::setlocale(POSIX::LC_ALL(), $want) if $locale ne $want;
+        # (#! -l sets $\, -w $^W, for the compile and the run)
+        local ($/, $\, $,, $", $;) = ("\n", $s->{line_ends}, undef, ' ', "\034");
+        local ($@, $!, $?) = ('', 0, 0);
+        local $^W = $s->{warnings};
+        local $^T = time;
+        local $0 = $s->{file};
+        local @ARGV = ();
+        local @INC = @INC;
+        local $Kamado::CGI::Require::SCRIPT = $s;
+        local @Kamado::CGI::Require::INC_ADDED = ();
+        local $SCRIPT = $s;
+        local $RUNNING = $$;
+        chdir $s->{dir};
+        # (the script's errors are caught inside; this is for the runner's)
+        eval { $code->(); 1 } or print STDERR "kamado: $@";
+        # a child the script forked, back here without exit
+        _child_exit(0) if $$ != $RUNNING;
+        alarm 0;
+        # library files (not modules) are the script's business, not %INC's
+        delete @INC{@Kamado::CGI::Require::INC_ADDED};
+    }
+    _restore_stdio(@saved);
+    select $selected;
+    chdir $cwd;
+    umask $umask;
+    POSIX::setlocale(POSIX::LC_ALL(), $locale) if POSIX::setlocale(POSIX::LC_ALL()) ne $locale;
+    POSIX::tzset() if ($ENV{TZ} // '') ne ($tz // '') || exists $cgi_env->{TZ};
+    _restore_signals($signals);
+}
+
+# Points STDIN, STDOUT and STDERR (descriptors 0, 1, 2: perl keeps the
+# numbers when it reopens them) at the given handles, without the layers,
+# $| or format state another run left; returns how to put them back.
+sub _stdio {
+    my ($in, $out, $err) = @_;
+    STDOUT->flush;
+    STDERR->flush;
+    open my $in0, '<&', \*STDIN or die "Can't dup STDIN: $!\n";
+    open my $out1, '>&', \*STDOUT or die "Can't dup STDOUT: $!\n";
+    open my $err2, '>&', \*STDERR or die "Can't dup STDERR: $!\n";
+    my $autoflush = STDOUT->autoflush(0);
+    _reopen($in, $out, $err);
+    return ($in0, $out1, $err2, $autoflush);
+}
+
+# (what the script did to them, closing them included, does not matter)
+sub _restore_stdio {
+    my ($in, $out, $err, $autoflush) = @_;
+    # the script's last output, as perl would flush it at exit
+    STDOUT->flush if defined fileno STDOUT;
+    STDERR->flush if defined fileno STDERR;
+    _reopen($in, $out, $err);
+    STDOUT->autoflush($autoflush);
+}
+
+sub _reopen {
+    my ($in, $out, $err) = @_;
+    open STDIN, '<&', $in or die "Can't reopen STDIN: $!\n";
+    open STDOUT, '>&', $out or die "Can't reopen STDOUT: $!\n";
+    open STDERR, '>&', $err or die "Can't reopen STDERR: $!\n";
+    # (perl keeps a standard handle's PerlIO, and its layers, across a
+    # reopen: a script's binmode would stay for the next)
+    binmode $_ for \*STDIN, \*STDOUT, \*STDERR;
+}
+
+sub _signals {
+    my %h = map { $_ => $SIG{$_} } keys %SIG, qw(__DIE__ __WARN__);
+    return \%h;
+}
+
+sub _restore_signals {
+    my ($before) = @_;
+    no warnings 'uninitialized';
+    for my $name (keys %$before) {
+        $SIG{$name} = $before->{$name} if $SIG{$name} ne $before->{$name};
+    }
+}
+
+# Compiles the script into its package as the body of a named sub. What
+# compiling does to the worker is taken back and kept for each run: END
+# blocks, %SIG handlers (CGI::Carp's __DIE__), CGI.pm's pragmas and
+# settings, the package variables as compiled.
+sub _compile {
+    my ($s) = @_;
+    my $src = $s->{source};
+    (my $package = $s->{file}) =~ s/([^A-Za-z0-9_])/sprintf '_%02x', ord $1/ge;
+    $s->{package} = "Kamado::CGI::ROOT::$package";
+    my $signals = _signals();
+    my $end = _end_blocks()->@*;
+    local @CGI::SAVED_SYMBOLS = ();
+    # (CGI.pm's settings as a new process has them, so that what the
+    # script sets while compiling shows; a run's changes do not)
+    no warnings 'once';
+    local ($CGI::POST_MAX, $CGI::DISABLE_UPLOADS) = (-1, 0) if defined &CGI::initialize_globals;
+    local %Kamado::CGI::Require::REQUIRED = ();
+    my %inc = %INC;
+    $s->{stashes} = { map { $_ => 1 } keys %main:: };
+    my $format = *main::STDOUT{FORMAT};
+    # a script's `package main;` means its own main, as a script without
+    # one has: other scripts' main is not its
+    (my $source = $src->{code}) =~ s/^(\s*package\s+)main(\s*;)/$1$s->{package}$2/mg;
+    my $code = Kamado::CGI::Require::compile_source(
+        "package $s->{package}; sub __kamado_cgi_script {\n#line 1 \"$s->{file}\"\n$source\n;}\n"
+        . "\\&__kamado_cgi_script");
+    print STDERR $@ if $@;
+    my $endav = _end_blocks();
+    my $new = @$endav - $end;
+    # (perl puts END blocks first: the newest is run first)
+    $s->{end} = [map { \$endav->[$_] } 0 .. $new - 1];
+    splice @$endav, 0, $new;
+    my $now = _signals();
+    $s->{sig} = { map { $_ => $now->{$_} } grep { ($now->{$_} // '') ne ($signals->{$_} // '') } keys %$now };
+    _restore_signals($signals);
+    $s->{cgi_symbols} = [@CGI::SAVED_SYMBOLS];
+    $s->{cgi_settings} = defined &CGI::initialize_globals ? [$CGI::POST_MAX, $CGI::DISABLE_UPLOADS] : [-1, 0];
+    $s->{required} = {%Kamado::CGI::Require::REQUIRED};
+    # modules of its own (use lib 'lib'): reloaded when they change
+    for my $name (grep { !exists $inc{$_} && defined $INC{$_} && /\.pm\z/ } keys %INC) {
+        my $path = $INC{$name};
+        next if grep { index($path, "$_/") == 0 } @WORKER_INC;
+        $s->{libs}{$path} = _key($path);
+    }
+    # `format STDOUT` is main's whatever the package (STDOUT always is):
+    # kept as the script's own, selected for each of its runs
+    no strict 'refs';
+    *{"$s->{package}::STDOUT"} = *main::STDOUT{FORMAT}
+        if defined *main::STDOUT{FORMAT} && (!$format || *main::STDOUT{FORMAT} != $format);
+    return if $@ || ref $code ne 'CODE';
+    my @packages = ($s->{package}, $src->{code} =~ /^\s*package\s+([\w:]+)\s*;/mg);
+    $s->{packages}{$_} = 1 for @packages;
+    $s->{subs} = [Kamado::CGI::Require::named_subs($code, @packages)];
+    $s->{snapshot} = Kamado::CGI::Snapshot->take(_own_packages($s));
+    $s->{code} = $code;
+}
+
+# The packages the script made (its own, and those its files declare):
+# not main, nor ones that were there before it compiled (CGI, a module).
+sub _own_packages {
+    my ($s) = @_;
+    return grep { $_ eq $s->{package} || ($_ ne 'main' && !$s->{stashes}{ (/\A(\w+)/)[0] . '::' }) }
+        keys $s->{packages}->%*;
+}
+
+# perl's list of END blocks (made when the first one is compiled)
+sub _end_blocks {
+    my $av = B::end_av();
+    return $av->isa('B::AV') ? $av->object_2svref : [];
+}
+
+sub _run {
+    my ($s) = @_;
+    srand();
+    FindBin::again() if defined &FindBin::again;
+    if (defined &CGI::initialize_globals) {
+        CGI::initialize_globals();
+        CGI->_setup_symbols($s->{cgi_symbols}->@*) if $s->{cgi_symbols}->@*;
+        no warnings 'once';
+        ($CGI::POST_MAX, $CGI::DISABLE_UPLOADS) = $s->{cgi_settings}->@*;
+    }
+    share_lexicals($s->{code}, $s->{subs}->@*);
+    # a new page, with the script's formats (perl keeps STDOUT's state)
+    my $old = select STDOUT;
+    ($-, $%, $=, $~, $^) = (0, 0, 60, "$s->{package}::STDOUT", "$s->{package}::STDOUT_TOP");
+    select $old;
+    $SIG{$_} = $s->{sig}{$_} for keys $s->{sig}->%*;
+    no strict 'refs';
+    open *{ ($s->{source}{data_package} // $s->{package}) . '::DATA' }, '<', \$s->{source}{data}
+        if defined $s->{source}{data};
+    local %Kamado::CGI::Require::REQUIRED = $s->{required}->%*;
+    undef $exit_code;
+    my $ok;
+    KAMADO_CGI_SCRIPT: {
+        $ok = eval { $s->{code}->(); 1 };
+    }
+    my $exited = defined $exit_code || ref $@ eq ref $EXIT;
+    # (a die, as perl reports one: on STDERR, so in the log)
+    print STDERR $@ if !$ok && !$exited;
+    local $? = $exit_code // ($ok || $exited ? 0 : 255);
+    for my $end ($s->{end}->@*) {
+        KAMADO_CGI_SCRIPT: {
+            eval { $end->(); 1 } or ref $@ or print STDERR $@;
+        }
+    }
+    # the package variables as the script compiled them: what the run
+    # left in them (objects, locks, open files) goes now, as at the end
+    # of a CGI process, and the next run starts from where CGI starts
+    $s->{snapshot}->add_package($_) for _own_packages($s);
+    $s->{snapshot}->restore;
+    File::Temp::cleanup() if defined &File::Temp::cleanup;
+}
+
+sub _log_errors {
+    my ($err, $file, $log) = @_;
+    sysseek $err, 0, 0;
+    local $/ = "\n";
+    while (my $line = <$err>) {
+        chomp $line;
+        $log->("$file: $line");
+    }
+}
+
+sub _response {
+    my ($out, %a) = @_;
+    sysseek $out, 0, 0;
+    my $bytes = do { local $/; <$out> } // '';
+    my $parser = Kamado::CGI::Output->new;
+    my $head = ($a{script}{nph} ? Kamado::CGI::Exec::_nph($bytes, $parser) : $parser->feed($bytes)) // $parser->finish;
+    if ($head->{error}) {
+        $a{log}->("$a{script}{filename}: $head->{error}");
+        return _error(500);
+    }
+    return $a{redirect}->($head->{redirect}) if defined $head->{redirect};
+    return [$head->{status}, $head->{headers}, [$head->{rest}]];
+}
+
+sub _error {
+    return [500, ['Content-Type' => 'text/plain'], ["Internal Server Error\n"]];
+}
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::CGI::Registry - CGI scripts compiled into the worker (modes registry and perlrun)
+
+=cut

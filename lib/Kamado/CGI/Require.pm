@@ -1,0 +1,174 @@
+package Kamado::CGI::Require;
+
+# Compiles SOURCE (the caller's package and #line are in it) with none of
+# this module's pragmas in scope: it comes before them on purpose, so
+# that no strict, warnings or feature bundle leaks into a script, and it
+# has no lexicals a script could see (CGI-HAZARDS B10).
+sub compile_source { eval shift }
+
+use 5.024;
+use strict;
+use warnings;
+
+use B ();
+use Errno ();
+use Kamado::CGI::Source;
+
+# require and do of files (not modules) for scripts run in-process (the
+# registry and perlrun modes): CGI-HAZARDS B4, B5, C3. Under plain CGI
+# each script is its own process, so a library without a package line,
+# such as cgi-lib.pl, is compiled into that script's main, and its top
+# level runs on every request. Here:
+#
+# - such a file is compiled into the package of the code that asks for it
+#   (as perl does: the script's own package), once per package, as the
+#   body of a sub: twenty scripts that `require './lib.pl'` each get their
+#   own copy, and two applications' ./lib.pl never meet;
+# - its top level runs again on the first require of each request (and
+#   on every do), as under CGI, without compiling it again;
+# - a name with a directory (./lib.pl, ../x.pl, /abs.pl) is taken from
+#   the current directory, which is the script's; a bare name only from
+#   @INC, as perl since 5.26 does under CGI (no '.' in @INC).
+#
+# Modules (Foo/Bar.pm) and versions go to perl's own require. The
+# overrides (CORE::GLOBAL::require and ::do) apply to code compiled after
+# they are installed: install() runs before any script compiles.
+
+our $SCRIPT;      # the script compiling or running: { libs => { path => stat key }, packages => { name => 1 } }
+our %REQUIRED;    # "package\0path" -> 1: required in this request (the runner localises it)
+our @INC_ADDED;   # names set in %INC in this request (the runner deletes them after)
+my %compiled;     # "package\0path" -> { code, subs, key }
+my %paths;        # path -> times compiled (into different packages)
+
+sub install {
+    state $done;
+    return if $done++;
+    no warnings 'once';
+    *CORE::GLOBAL::require = \&_require;
+    *CORE::GLOBAL::do = \&_do;
+}
+
+# Forgets what was compiled into PACKAGE (its package is being deleted).
+sub forget {
+    my ($class, $package) = @_;
+    for my $key (grep { /\A\Q$package\E\0/ } keys %compiled) {
+        my $path = (split /\0/, $key)[1];
+        delete $paths{$path} unless --$paths{$path};
+        delete $compiled{$key};
+    }
+}
+
+sub _library {
+    my ($name) = @_;
+    return 0 if !defined $name || ref $name || !$SCRIPT;
+    return 0 if $name =~ /\Av?\d[\d._]*\z/;    # require VERSION
+    return 1 if $name =~ m{\A\.{0,2}/};
+    return $name !~ /\.pm\z/;
+}
+
+sub _resolve {
+    my ($name) = @_;
+    return -f $name ? $name : undef if $name =~ m{\A\.{0,2}/};
+    for my $dir (@INC) {
+        next if ref $dir;
+        return "$dir/$name" if -f "$dir/$name";
+    }
+    return undef;
+}
+
+sub _require {
+    return CORE::require($_[0]) unless _library($_[0]);
+    my ($name) = @_;
+    my ($package, $file, $line) = caller;
+    my $path = _resolve($name) // die "Can't locate $name in \@INC (\@INC contains: @INC) at $file line $line.\n";
+    my $key = "$package\0$path";
+    return 1 if $REQUIRED{$key};
+    $INC{$name} = $path;
+    push @INC_ADDED, $name;
+    my @result = _run(_compiled($package, $path));
+    if (!@result) {
+        delete $INC{$name};
+        die $@;
+    }
+    die "$name did not return a true value at $file line $line.\n" unless $result[-1];
+    $REQUIRED{$key} = 1;
+    return $result[-1];
+}
+
+sub _do {
+    return CORE::do($_[0]) unless _library($_[0]);
+    my ($name) = @_;
+    my $path = _resolve($name);
+    if (!defined $path) {
+        $! = Errno::ENOENT();
+        return undef;
+    }
+    $INC{$name} = $path;
+    push @INC_ADDED, $name;
+    my @result = _run(_compiled(scalar caller, $path));
+    return @result ? $result[-1] : undef;
+}
+
+# Runs a compiled library's top level: () if it died ($@ says why).
+sub _run {
+    my ($lib) = @_;
+    return () unless $lib;
+    Kamado::CGI::Registry::share_lexicals($lib->{code}, $lib->{subs}->@*);
+    my @result = eval { scalar $lib->{code}->() };
+    return $@ ? () : @result;
+}
+
+# The library at PATH compiled into PACKAGE as a sub, or undef ($@).
+sub _compiled {
+    my ($package, $path) = @_;
+    my $key = join ':', (stat $path)[0, 1, 7, 9];
+    $SCRIPT->{libs}{$path} = $key;
+    my $lib = $compiled{"$package\0$path"};
+    return $lib if $lib && $lib->{key} eq $key;
+    open my $fh, '<:raw', $path or do { $@ = "Can't read $path: $!\n"; return undef };
+    my ($code) = Kamado::CGI::Source::split_marker(do { local $/; <$fh> } // '');
+    my @packages = ($package, $code =~ /^\s*package\s+([\w:]+)\s*;/mg);
+    $SCRIPT->{packages}{$_} = 1 for @packages;
+    (my $sub = $path) =~ s/([^A-Za-z0-9_])/sprintf '_%02x', ord $1/ge;
+    $sub = "__kamado_cgi_lib$sub";
+    # a library with its own package, compiled for a second script,
+    # defines the same subs again: that is expected, not worth a warning
+    local $SIG{__WARN__} = sub { warn @_ unless $_[0] =~ /^Subroutine \S+ redefined at \Q$path\E / }
+        if $paths{$path} && !$lib;
+    my $cv = compile_source("package $package; sub $sub {\n#line 1 \"$path\"\n$code\n;}\n\\&$sub");
+    return undef if $@ || ref $cv ne 'CODE';
+    $paths{$path}++ unless $lib;
+    $compiled{"$package\0$path"} = { code => $cv, key => $key, subs => [named_subs($cv, @packages)] };
+    return $compiled{"$package\0$path"};
+}
+
+# The named subs in PACKAGES declared directly inside the sub WRAPPER
+# (their lexicals are the wrapper's: see share_lexicals).
+sub named_subs {
+    my ($wrapper, @packages) = @_;
+    my $outer = ${ B::svref_2object($wrapper) };
+    my @subs;
+    no strict 'refs';
+    for my $package (@packages) {
+        my $stash = \%{"${package}::"};
+        for my $name (keys %$stash) {
+            next if $name =~ /::\z/;
+            my $entry = $stash->{$name};
+            # (perl keeps some subs in the stash as a bare code reference)
+            my $cv = ref \$entry eq 'GLOB' ? *{$entry}{CODE} : ref $entry eq 'CODE' ? $entry : undef;
+            next unless $cv;
+            my $b = B::svref_2object($cv);
+            push @subs, $cv if !$b->XSUB && ${ $b->OUTSIDE } == $outer;
+        }
+    }
+    return @subs;
+}
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::CGI::Require - per-script require and do of library files
+
+=cut

@@ -1,0 +1,88 @@
+package Kamado::CGI::Snapshot;
+use 5.024;
+use strict;
+use warnings;
+
+# The package variables of a script compiled in-process, as they were
+# when it had just compiled (CGI-HAZARDS B2, idea 4.7): under CGI every
+# request starts from that state, since every request is a new process.
+# restore() puts them back before each run: the values BEGIN blocks and
+# `use` gave them, and empty for variables that appeared later (a
+# library's, or ones made at run time). File handles the run opened are
+# closed (those open when it compiled stay). Subs and formats are not
+# touched. Plain data (unblessed arrays and hashes) is copied
+# deeply, so a run cannot change the snapshot through a reference;
+# objects, code and handles are kept as they are.
+
+use constant MAX_DEPTH => 20;
+
+sub take {
+    my ($class, @packages) = @_;
+    my $self = bless { packages => {} }, $class;
+    $self->_scan($_, 1) for @packages;
+    return $self;
+}
+
+sub add_package {
+    my ($self, $package) = @_;
+    $self->_scan($package, 0) unless $self->{packages}{$package};
+}
+
+# Puts every variable back: before each run.
+sub restore {
+    my ($self) = @_;
+    no strict 'refs';
+    for my $package (keys $self->{packages}->%*) {
+        my $p = $self->{packages}{$package};
+        # a name more than last time: a variable the last run made
+        $self->_scan($package, 0) if keys %{"${package}::"} != $p->{names};
+        for my $var ($p->{vars}->@*) {
+            my ($glob, $scalar, $array, $hash, $was_open) = @$var;
+            # a file the run opened is closed, as at a process's exit
+            # (a lock it holds is released)
+            close *$glob if !$was_open && *$glob{IO} && defined fileno *$glob;
+            my $sv = *$glob{SCALAR};
+            $$sv = _copy($scalar) unless tied $$sv || Internals::SvREADONLY($$sv);
+            if (my $av = *$glob{ARRAY}) { @$av = $array ? @{ _copy($array) } : () unless tied @$av }
+            if (my $hv = *$glob{HASH})  { %$hv = $hash ? %{ _copy($hash) } : () unless tied %$hv }
+        }
+    }
+}
+
+# Records PACKAGE's variables: their values if INITIAL (just compiled),
+# else only the names not seen before, as empty.
+sub _scan {
+    my ($self, $package, $initial) = @_;
+    no strict 'refs';
+    my $stash = \%{"${package}::"};
+    my $p = $self->{packages}{$package} //= { vars => [], seen => {} };
+    for my $name (keys %$stash) {
+        next if $p->{seen}{$name}++ || $name =~ /::\z/ || $name eq 'ISA';
+        next unless ref \$stash->{$name} eq 'GLOB';
+        my $glob = \*{"${package}::$name"};
+        my @values = $initial
+            ? (_copy(${ *$glob{SCALAR} }), (map { $_ ? _copy($_) : undef } *$glob{ARRAY}, *$glob{HASH}),
+               *$glob{IO} && defined fileno *$glob)
+            : (undef, undef, undef, 0);
+        push $p->{vars}->@*, [$glob, @values];
+    }
+    $p->{names} = keys %$stash;
+}
+
+sub _copy {
+    my ($v, $depth) = @_;
+    my $type = ref $v or return $v;
+    return $v if ($depth //= 0) > MAX_DEPTH;
+    return [map { _copy($_, $depth + 1) } @$v] if $type eq 'ARRAY';
+    return { map { $_ => _copy($v->{$_}, $depth + 1) } keys %$v } if $type eq 'HASH';
+    return $v;
+}
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::CGI::Snapshot - a script's package variables, put back before each run
+
+=cut

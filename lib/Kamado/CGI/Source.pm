@@ -1,0 +1,80 @@
+package Kamado::CGI::Source;
+use 5.024;
+use strict;
+use warnings;
+
+# A CGI script's source as the in-process modes (registry, perlrun) need
+# it: the code to wrap in a sub, the text after __END__/__DATA__ (what
+# the script reads from DATA) and the package DATA belongs to, and the
+# switches of its #! line. A wrapper sub cannot simply enclose the whole
+# file: perl stops reading at __END__, __DATA__, ^D or ^Z, and would not
+# see the wrapper's closing brace (CGI-HAZARDS D8), so the code is cut at
+# the marker. The marker is found line by line, skipping POD and
+# here-documents, where such a line is only text.
+
+# Reads FILE: { code, data (undef without a marker), data_package (undef:
+# the script's own package), switches => [..] } or dies naming the file.
+sub read {
+    my ($class, $file) = @_;
+    open my $fh, '<:raw', $file or die "$file: cannot read: $!\n";
+    my $src = do { local $/; <$fh> } // '';
+    my ($code, $data, $package) = split_marker($src);
+    my ($first) = $src =~ /\A([^\n]*)/;
+    $first =~ s/\r\z//;
+    my @switches = $first =~ /^#!\s*\S*perl\S*\s+(-\S.*?)\s*$/ ? split(' ', $1) : ();
+    return { code => $code, data => $data, data_package => $package, switches => \@switches,
+             perl => ($first !~ /^#!/ || $first =~ /^#!\s*\S*perl/) ? 1 : 0 };
+}
+
+# (code, data, package of DATA) of SOURCE.
+sub split_marker {
+    my ($src) = @_;
+    my ($pos, $heredoc, $pod, $package) = (0, undef, 0, undef);
+    while ($src =~ /\G([^\n]*)(\n|\z)/gc) {
+        my ($line, $start) = ($1, $-[0]);
+        last if !length $line && !length $2;
+        (my $bare = $line) =~ s/\r\z//;
+        if (defined $heredoc) {
+            $heredoc = undef if $bare =~ /^\s*\Q$heredoc\E\z/;
+            next;
+        }
+        if ($pod) {
+            $pod = 0 if $bare =~ /^=cut\b/;
+            next;
+        }
+        if ($bare =~ /^=[a-zA-Z]/) { $pod = 1; next }
+        # ^D or ^Z where a statement starts: perldata's end of the script
+        if ($bare =~ /^\s*[\x04\x1a]/) {
+            return (substr($src, 0, $start), undef, undef);
+        }
+        if ($bare =~ /^__(END|DATA)__\b/) {
+            my $kind = $1;
+            my $after = pos($src);
+            # __END__ in the top-level script is main's DATA; __DATA__
+            # belongs to the package in force at the marker
+            return (substr($src, 0, $start), substr($src, $after), $kind eq 'DATA' ? $package : undef);
+        }
+        $package = $1 if $bare =~ /^\s*package\s+([\w:]+)\s*;/;
+        # a here-document starts on this line: its body is not code
+        if ($bare =~ /<<~?\s*(?:"([^"]*)"|'([^']*)'|([A-Za-z_]\w*))/ && $bare !~ /^\s*#/) {
+            $heredoc = $1 // $2 // $3;
+        }
+    }
+    return ($src, undef, undef);
+}
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::CGI::Source - a CGI script's code, DATA text and #! switches
+
+=head1 DESCRIPTION
+
+Used by L<Kamado::CGI::Registry>. The search for the end marker is
+line-based: a C<__END__> line inside a string other than a here-document
+would be taken for the marker (perl itself would not), which no script
+in the hazard fixtures does.
+
+=cut

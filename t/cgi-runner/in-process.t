@@ -1,0 +1,108 @@
+# Modes registry and perlrun (scripts run inside the worker), over real
+# sockets: compile errors and reload (a script, a library it requires, a
+# module of its own lib/); state that must not survive a run (globals,
+# file-scoped lexicals read by named subs, exit in eval); a hostile script
+# cannot change the worker for what comes next (cwd, umask, %SIG, alarm,
+# $/, select, layers, %ENV); a #! -T script runs in fork mode; and the
+# .kamado-cgi mode file.
+use strict;
+use warnings;
+use lib 't/lib';
+use Test::More;
+use File::Temp ();
+use Kamado::Test qw(start_server raw_request);
+use Kamado::Test::HTTP qw(parse_response);
+
+my $root = File::Temp::tempdir(CLEANUP => 1);
+sub put {
+    my ($name, $content) = @_;
+    # a new file each time, as editors and deploys write one
+    open my $fh, '>', "$root/$name.new" or die;
+    print $fh $content;
+    close $fh;
+    rename "$root/$name.new", "$root/$name" or die;
+}
+my $server;
+sub get {
+    my $raw = raw_request($server, "GET /cgi-bin/$_[0] HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    return parse_response($raw) // { status => 0 };
+}
+sub bodies { my ($script, $n) = @_; my %seen = map { (get($script)->{body} => 1) } 1 .. $n; [sort keys %seen] }
+
+mkdir "$root/lib" or die;
+mkdir "$root/forked" or die;
+for my $mode (qw(registry perlrun)) {
+    note "mode $mode";
+    $server = start_server(app => 'sub { require Cwd; [200, [], [sprintf "cwd=%s umask=%03o rs=%s", Cwd::getcwd(), umask, defined $/ ? "nl" : "undef"]] }',
+        workers => 2, args => ['--cgi-bin', $root, '--cgi-mode', $mode]);
+    my $psgi = raw_request($server, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    my ($worker_state) = $psgi =~ /(cwd=.*)\z/;
+
+    put('app.cgi', "print qq{Content-Type: text/plain\\n\\n};\nprint 'version one' +;\n");
+    is get('app.cgi')->{status}, 500, 'a script with a syntax error: 500';
+    like $server->log, qr{syntax error at \Q$root\E/app\.cgi line 2}, "perl's error, with file and line, is in the log";
+    like $server->log, qr{\Q$root\E/app\.cgi: could not be compiled}, 'and Kamado says so';
+    put('app.cgi', "print qq{Content-Type: text/plain\\n\\n};\nprint 'version one';\n");
+    is get('app.cgi')->{body}, 'version one', 'after the fix the next request works';
+    put('app.cgi', "print qq{Content-Type: text/plain\\n\\n};\nprint 'version two, longer';\n");
+    is_deeply bodies('app.cgi', 6), ['version two, longer'], 'a changed script is compiled again, in every worker';
+
+    put('lib.pl', "sub greeting { 'hello from lib one' }\n1;\n");
+    put('lib/Helper.pm', "package Helper;\nsub name { 'helper one' }\n1;\n");
+    put('uses-lib.cgi', "require './lib.pl';\nuse lib 'lib';\nuse Helper;\n"
+        . "print qq{Content-Type: text/plain\n\n}, greeting(), ', ', Helper::name(), ', ', __PACKAGE__->can('greeting') ? 'mine' : 'not mine';\n");
+    is get('uses-lib.cgi')->{body}, 'hello from lib one, helper one, mine', "a library is compiled into the script's package";
+    put('other.cgi', "print qq{Content-Type: text/plain\n\n}, defined &greeting ? 'shared' : 'not shared';\n");
+    is get('other.cgi')->{body}, 'not shared', "another script does not see it";
+    put('lib.pl', "sub greeting { 'hello from lib two, changed' }\n1;\n");
+    is_deeply bodies('uses-lib.cgi', 6), ['hello from lib two, changed, helper one, mine'], 'a changed library: compiled again';
+    put('lib/Helper.pm', "package Helper;\nsub name { 'helper two, changed' }\n1;\n");
+    is_deeply bodies('uses-lib.cgi', 6), ['hello from lib two, changed, helper two, changed, mine'],
+        'a changed module of its own lib/ too';
+
+    put('state.cgi', <<'CGI');
+$hits++;
+push @seen, $ENV{QUERY_STRING};
+my $count = 0;
+sub bump { $count++ }
+bump();
+eval { print "Content-Type: text/plain\n\nhits=$hits seen=@seen count=$count"; exit 0; };
+print " after the eval";
+CGI
+    is_deeply bodies('state.cgi', 6), ['hits=1 seen= count=1'],
+        'globals, file-scoped lexicals read by named subs, exit in eval: as under CGI, every time';
+
+    put('hostile.cgi', <<'CGI');
+chdir '/'; umask 0; $/ = undef; $\ = "!";
+$SIG{TERM} = 'IGNORE'; $SIG{ALRM} = sub { print STDERR "late alarm\n" }; alarm 1;
+$ENV{PATH} = '/nowhere'; select STDERR; binmode STDOUT, ':encoding(UTF-8)';
+print STDOUT "Content-Type: text/plain\n\nhostile \x{e9}";
+CGI
+    is get('hostile.cgi')->{status}, 200, 'a script that changes everything it can';
+    like raw_request($server, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), qr/\Q$worker_state\E\z/,
+        'the PSGI app in the same workers still has its cwd, umask and $/';
+    put('clean.cgi', "print qq{Content-Type: text/plain\\n\\n}, 'PATH=', \$ENV{PATH} eq '/nowhere' ? 'changed' : 'as set', ' sep=', defined \$\\ ? 'set' : 'unset', qq{ \\xe9};\n");
+    is_deeply bodies('clean.cgi', 4), ["PATH=as set sep=unset \xe9"], 'the next script gets its own %ENV and $\\, and no layer on STDOUT';
+    sleep 2;
+    unlike $server->log, qr/late alarm/, "the script's alarm was cancelled";
+
+    put('tainted.cgi', "#!/usr/bin/perl -T\nprint qq{Content-Type: text/plain\\n\\n}, 'taint=', \${^TAINT}, ' pkg=', __PACKAGE__;\n");
+    is get('tainted.cgi')->{body}, 'taint=1 pkg=main', '#! -T: run in fork mode, tainted';
+
+    # .kamado-cgi: fork for one directory, back to this mode for a script
+    put('pkg.cgi', "print qq{Content-Type: text/plain\\n\\n}, __PACKAGE__ eq 'main' ? 'own process' : 'in-process';\n");
+    put('forked/pkg.cgi', "print qq{Content-Type: text/plain\\n\\n}, __PACKAGE__ eq 'main' ? 'own process' : 'in-process';\n");
+    put('forked/back.cgi', "print qq{Content-Type: text/plain\\n\\n}, __PACKAGE__ eq 'main' ? 'own process' : 'in-process';\n");
+    put('forked/.kamado-cgi', "# this directory runs in fork mode\nmode fork\nmode $mode back.cgi\n");
+    is get('pkg.cgi')->{body}, 'in-process', "without a mode file: --cgi-mode $mode";
+    is get('forked/pkg.cgi')->{body}, 'own process', '.kamado-cgi: mode fork for its directory';
+    is get('forked/back.cgi')->{body}, 'in-process', '.kamado-cgi: a line naming a script wins';
+    put('forked/.kamado-cgi', "mode fast\n");
+    is get('forked/pkg.cgi')->{status}, 500, 'an unknown mode: 500';
+    like $server->log, qr{\Q$root\E/forked/\.kamado-cgi line 1: unknown mode 'fast'}, 'logged with the file and line';
+    unlink "$root/forked/.kamado-cgi";
+    is get('forked/pkg.cgi')->{body}, 'in-process', 'the file removed: the server\'s mode again';
+
+    is $server->stop, 0, 'TERM: exit 0 (the hostile script\'s TERM handler was not kept)';
+}
+done_testing;
