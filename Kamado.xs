@@ -823,3 +823,51 @@ CODE:
         }
     }
 }
+
+SV *
+signal_state()
+CODE:
+{
+    /* The handlers of every signal and of __DIE__ and __WARN__, copied:
+     * read from perl's own table (reading %SIG is one lookup by name,
+     * and a sigaction, per signal), so that a script's changes can be
+     * found after each run for the price of a loop (changed_signals). */
+    AV *state = newAV();
+    int i;
+    av_extend(state, SIG_SIZE + 1);
+    for (i = 1; i < SIG_SIZE; i++)
+        av_push(state, PL_psig_ptr && PL_psig_ptr[i] ? newSVsv(PL_psig_ptr[i]) : newSV(0));
+    av_push(state, PL_diehook ? newSVsv(PL_diehook) : newSV(0));
+    av_push(state, PL_warnhook ? newSVsv(PL_warnhook) : newSV(0));
+    RETVAL = newRV_noinc((SV *)state);
+}
+OUTPUT:
+    RETVAL
+
+void
+changed_signals(AV *state)
+PPCODE:
+{
+    /* (name, handler in STATE) of each handler that is not as in STATE
+     * (from signal_state): a code reference to another sub, another
+     * string, set where it was not or the reverse; names as %SIG has
+     * them, so that %SIG = (%SIG, changed_signals($state)) puts them back. */
+    int i;
+    for (i = 1; i <= SIG_SIZE + 1; i++) {
+        SV **old = av_fetch(state, i - 1, 0);
+        SV *was = old ? *old : &PL_sv_undef;
+        SV *now = i < SIG_SIZE ? (PL_psig_ptr ? PL_psig_ptr[i] : NULL)
+                : i == SIG_SIZE ? PL_diehook : PL_warnhook;
+        int same;
+        if (!now || !SvOK(now))
+            same = !SvOK(was);
+        else if (SvROK(now) || SvROK(was))
+            same = SvROK(now) && SvROK(was) && SvRV(now) == SvRV(was);
+        else
+            same = SvOK(was) && sv_eq(now, was);
+        if (!same) {
+            mXPUSHs(newSVpv(i < SIG_SIZE ? PL_sig_name[i] : i == SIG_SIZE ? "__DIE__" : "__WARN__", 0));
+            XPUSHs(was);
+        }
+    }
+}

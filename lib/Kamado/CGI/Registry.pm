@@ -117,10 +117,10 @@ sub response {
     my $compiled = $s->{code} ? 1 : 0;
     _within($s, $io, $a{cgi_env}, sub { _run($s) }) if $compiled;
     # (what the script wrote to STDERR, perl's errors and warnings among it)
-    _log_errors($io->{err}, $file, $a{log});
+    _log_errors($io->{err}, $io->{err_start}, $file, $a{log});
     $a{log}->("$file: could not be compiled (its errors are above)") unless $compiled;
     _discard($s) if !$compiled || $a{mode} eq 'perlrun';
-    return $compiled ? _response($io->{out}, %a) : _error(500);
+    return $compiled ? _response($io->{out}, $io->{out_start}, %a) : _error(500);
 }
 
 sub _key {
@@ -151,12 +151,44 @@ sub _discard {
     delete $s->{code};
 }
 
+# What stays open in a worker from one request to the next: the files
+# that collect a script's output and errors (emptied for each request; a
+# script's background child must close STDOUT as under CGI, where the
+# server waits for it otherwise), /dev/null for a request without a
+# body, /dev/urandom for srand. Opened once per worker.
+my ($worker, %keep);
+use constant MAX_KEPT => 1 << 20;
+
+sub _kept {
+    if (($worker // 0) != $$) {
+        $worker = $$;
+        open $keep{out}, '+>', undef or die "Can't make a temporary file: $!\n";
+        open $keep{err}, '+>', undef or die "Can't make a temporary file: $!\n";
+        open $keep{null}, '<', '/dev/null' or die "Can't open /dev/null: $!\n";
+        open $keep{random}, '<:raw', '/dev/urandom' or die "Can't open /dev/urandom: $!\n";
+        $keep{cwd} = Cwd::getcwd();
+    }
+    return \%keep;
+}
+
 # The request's body, a file for the output, a file for the errors.
 sub _io {
     my ($env) = @_;
-    open my $out, '+>', undef or die "Can't make a temporary file: $!\n";
-    open my $err, '+>', undef or die "Can't make a temporary file: $!\n";
-    return { in => Kamado::CGI::Exec::_stdin($env), out => $out, err => $err };
+    my $keep = _kept();
+    # each run writes after the last one's output; emptied now and then
+    my %start;
+    for my $name (qw(out err)) {
+        my $fh = $keep->{$name};
+        seek $fh, 0, 2;
+        if (tell $fh > MAX_KEPT) {
+            truncate $fh, 0;
+            seek $fh, 0, 0;
+        }
+        $start{$name} = tell $fh;
+    }
+    my $body = ($env->{CONTENT_LENGTH} // 0) > 0 || defined $env->{HTTP_TRANSFER_ENCODING};
+    return { in => $body ? Kamado::CGI::Exec::_stdin($env) : $keep->{null}, out => $keep->{out}, err => $keep->{err},
+             out_start => $start{out}, err_start => $start{err} };
 }
 
 # Runs CODE as the script would run under CGI: in its directory, with
@@ -165,17 +197,20 @@ sub _io {
 # was, whatever the script did.
 sub _within {
     my ($s, $io, $cgi_env, $code) = @_;
-    my $cwd = Cwd::getcwd();
-    my $signals = _signals();
+    my $keep = _kept();
+    my $signals = signal_state();
     my $umask = umask;
-    my $locale = POSIX::setlocale(POSIX::LC_ALL());
     my $selected = select;
     my $tz = $ENV{TZ};
     my @saved = _stdio($io->{in}, $io->{out}, $io->{err});
     {
         local %ENV = %$cgi_env;
-        my $want = $ENV{LC_ALL} // $ENV{LANG} // 'C';
-        POSIX::setlocale(POSIX::LC_ALL(), $want) if $locale ne $want;
+        # the locale a CGI process gets from this environment; the worker
+        # stays in it between runs (switching back and forth would load
+        # the locale files twice a request), so only a script that
+        # changed it costs a switch
+        my $locale = $ENV{LC_ALL} // $ENV{LANG} // 'C';
+        POSIX::setlocale(POSIX::LC_ALL(), $locale) if POSIX::setlocale(POSIX::LC_ALL()) ne $locale;
         # (#! -l sets $\, -w $^W, for the compile and the run)
         local ($/, $\, $,, $", $;) = ("\n", $s->{line_ends}, undef, ' ', "\034");
         local ($@, $!, $?) = ('', 0, 0);
@@ -194,31 +229,31 @@ sub _within {
         # a child the script forked, back here without exit
         _child_exit(0) if $$ != $RUNNING;
         alarm 0;
+        POSIX::setlocale(POSIX::LC_ALL(), $locale) if POSIX::setlocale(POSIX::LC_ALL()) ne $locale;
         # library files (not modules) are the script's business, not %INC's
         delete @INC{@Kamado::CGI::Require::INC_ADDED};
     }
     _restore_stdio(@saved);
     select $selected;
-    chdir $cwd;
+    chdir $keep->{cwd};
     umask $umask;
-    POSIX::setlocale(POSIX::LC_ALL(), $locale) if POSIX::setlocale(POSIX::LC_ALL()) ne $locale;
     POSIX::tzset() if ($ENV{TZ} // '') ne ($tz // '') || exists $cgi_env->{TZ};
-    _restore_signals($signals);
+    # (only what the script changed: assigning %SIG is a sigaction each)
+    my %changed = changed_signals($signals);
+    $SIG{$_} = $changed{$_} for keys %changed;
 }
 
-# Points STDIN, STDOUT and STDERR (descriptors 0, 1, 2: perl keeps the
-# numbers when it reopens them) at the given handles, without the layers,
-# $| or format state another run left; returns how to put them back.
+# Points descriptors 0, 1 and 2 at the given handles (dup2: perl's
+# STDIN, STDOUT and STDERR stay on those numbers), without the layers, $|
+# or buffered input another run left; returns what they were.
 sub _stdio {
-    my ($in, $out, $err) = @_;
+    my @to = @_;
     STDOUT->flush;
     STDERR->flush;
-    open my $in0, '<&', \*STDIN or die "Can't dup STDIN: $!\n";
-    open my $out1, '>&', \*STDOUT or die "Can't dup STDOUT: $!\n";
-    open my $err2, '>&', \*STDERR or die "Can't dup STDERR: $!\n";
+    my @saved = map { POSIX::dup($_) // die "Can't dup descriptor $_: $!\n" } 0 .. 2;
     my $autoflush = STDOUT->autoflush(0);
-    _reopen($in, $out, $err);
-    return ($in0, $out1, $err2, $autoflush);
+    _point_std(0, map { fileno $_ } @to);
+    return (@saved, $autoflush);
 }
 
 # (what the script did to them, closing them included, does not matter)
@@ -227,31 +262,24 @@ sub _restore_stdio {
     # the script's last output, as perl would flush it at exit
     STDOUT->flush if defined fileno STDOUT;
     STDERR->flush if defined fileno STDERR;
-    _reopen($in, $out, $err);
+    _point_std(1, $in, $out, $err);
+    POSIX::close($_) for $in, $out, $err;
     STDOUT->autoflush($autoflush);
 }
 
-sub _reopen {
-    my ($in, $out, $err) = @_;
-    open STDIN, '<&', $in or die "Can't reopen STDIN: $!\n";
-    open STDOUT, '>&', $out or die "Can't reopen STDOUT: $!\n";
-    open STDERR, '>&', $err or die "Can't reopen STDERR: $!\n";
-    # (perl keeps a standard handle's PerlIO, and its layers, across a
-    # reopen: a script's binmode would stay for the next)
-    binmode $_ for \*STDIN, \*STDOUT, \*STDERR;
-}
-
-sub _signals {
-    my %h = map { $_ => $SIG{$_} } keys %SIG, qw(__DIE__ __WARN__);
-    return \%h;
-}
-
-sub _restore_signals {
-    my ($before) = @_;
-    no warnings 'uninitialized';
-    for my $name (keys %$before) {
-        $SIG{$name} = $before->{$name} if $SIG{$name} ne $before->{$name};
+sub _point_std {
+    my ($layers, @fds) = @_;
+    my @std = (\*STDIN, \*STDOUT, \*STDERR);
+    for my $n (0 .. 2) {
+        POSIX::dup2($fds[$n], $n) // die "Can't dup2 to descriptor $n: $!\n";
+        # a handle the script closed is opened again on its descriptor
+        next if defined fileno $std[$n];
+        open $std[$n], ($n ? '>&=' : '<&='), $n or die "Can't reopen descriptor $n: $!\n";
     }
+    # (buffered input of another file: not the next's)
+    seek STDIN, 0, 0;
+    # a script's binmode: not the worker's nor the next script's
+    binmode $_ for $layers ? @std : ();
 }
 
 # Compiles the script into its package as the body of a named sub. What
@@ -263,7 +291,7 @@ sub _compile {
     my $src = $s->{source};
     (my $package = $s->{file}) =~ s/([^A-Za-z0-9_])/sprintf '_%02x', ord $1/ge;
     $s->{package} = "Kamado::CGI::ROOT::$package";
-    my $signals = _signals();
+    my $signals = signal_state();
     my $end = _end_blocks()->@*;
     local @CGI::SAVED_SYMBOLS = ();
     # (CGI.pm's settings as a new process has them, so that what the
@@ -286,9 +314,9 @@ sub _compile {
     # (perl puts END blocks first: the newest is run first)
     $s->{end} = [map { \$endav->[$_] } 0 .. $new - 1];
     splice @$endav, 0, $new;
-    my $now = _signals();
-    $s->{sig} = { map { $_ => $now->{$_} } grep { ($now->{$_} // '') ne ($signals->{$_} // '') } keys %$now };
-    _restore_signals($signals);
+    my %changed = changed_signals($signals);
+    $s->{sig} = { map { $_ => $SIG{$_} } keys %changed };
+    $SIG{$_} = $changed{$_} for keys %changed;
     $s->{cgi_symbols} = [@CGI::SAVED_SYMBOLS];
     $s->{cgi_settings} = defined &CGI::initialize_globals ? [$CGI::POST_MAX, $CGI::DISABLE_UPLOADS] : [-1, 0];
     $s->{required} = {%Kamado::CGI::Require::REQUIRED};
@@ -327,7 +355,9 @@ sub _end_blocks {
 
 sub _run {
     my ($s) = @_;
-    srand();
+    # a seed of its own, as a new perl takes one
+    sysread _kept()->{random}, my $seed, 4;
+    srand(unpack 'L', $seed);
     FindBin::again() if defined &FindBin::again;
     if (defined &CGI::initialize_globals) {
         CGI::initialize_globals();
@@ -368,8 +398,8 @@ sub _run {
 }
 
 sub _log_errors {
-    my ($err, $file, $log) = @_;
-    sysseek $err, 0, 0;
+    my ($err, $start, $file, $log) = @_;
+    seek $err, $start, 0;
     local $/ = "\n";
     while (my $line = <$err>) {
         chomp $line;
@@ -378,8 +408,8 @@ sub _log_errors {
 }
 
 sub _response {
-    my ($out, %a) = @_;
-    sysseek $out, 0, 0;
+    my ($out, $start, %a) = @_;
+    seek $out, $start, 0;
     my $bytes = do { local $/; <$out> } // '';
     my $parser = Kamado::CGI::Output->new;
     my $head = ($a{script}{nph} ? Kamado::CGI::Exec::_nph($bytes, $parser) : $parser->feed($bytes)) // $parser->finish;
