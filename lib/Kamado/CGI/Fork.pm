@@ -36,7 +36,8 @@ sub response {
     return Kamado::CGI::Exec->response(%a)
         if !$zygotes{ $a{script}{filename} } && (Kamado::CGI::Exec::command($a{script}{filename}))[0] ne $^X;
     return Kamado::CGI::Exec->relayed_response(%a, not_my_child => 1, launch => sub {
-        my @fds = map { fileno $_ } @_;
+        # (no STDIN descriptor without a body: the zygote has /dev/null)
+        my @fds = map { defined $_ ? fileno $_ : undef } @_;
         my $file = $a{script}{filename};
         for my $try (1, 2) {
             my $z = _zygote($file, $a{script}{dir}, $a{log}) or return undef;
@@ -49,18 +50,28 @@ sub response {
     });
 }
 
+# One request to the zygote: STDOUT and STDERR, the environment, then the
+# body if there is one (Kamado::CGI::Zygote::_serve reads them in that
+# order); its answer is the pid of the child that runs the script.
 sub _send {
     my ($z, $fds, $env) = @_;
-    local $SIG{PIPE} = 'IGNORE';
-    for my $fd (@$fds) {
-        IO::FDPass::send(fileno $z->{sock}, $fd) or return undef;
+    my ($stdin, @out) = @$fds;
+    # (the server ignores SIGPIPE already: setting it twice a request is
+    # six syscalls)
+    local $SIG{PIPE} = 'IGNORE' if ($SIG{PIPE} // '') ne 'IGNORE';
+    my $fd = fileno $z->{sock};
+    for my $out (@out) {
+        IO::FDPass::send($fd, $out) or return undef;
     }
-    my $payload = join '', map { "$_=$env->{$_}\0" } sort keys %$env;
-    syswrite($z->{sock}, length($payload) . "\n" . $payload) or return undef;
+    my $payload = join "\0", %$env;
+    syswrite($z->{sock}, pack('NC', length $payload, defined $stdin) . $payload) or return undef;
+    if (defined $stdin) {
+        IO::FDPass::send($fd, $stdin) or return undef;
+    }
+    # "pid\n", in one read but for a short one
     my $line = '';
     while ($line !~ /\n\z/) {
-        sysread($z->{sock}, my $c, 1) or return undef;
-        $line .= $c;
+        sysread($z->{sock}, $line, 64, length $line) or return undef;
     }
     return $line + 0;
 }
