@@ -26,6 +26,17 @@ use constant READY_TIMEOUT => 30;
 # (a site with hundreds of scripts must not mean hundreds of perls each)
 use constant MAX_ZYGOTES => 32;
 
+# Where Kamado's modules are, and its XS (blib/lib and blib/arch in a
+# build): for the zygote's -I. Absolute: the zygote starts in the script's
+# directory, and a server started with -Iblib/lib has relative paths here.
+my @LIB = do {
+    require File::Spec;
+    (my $lib = $INC{'Kamado/CGI/Fork.pm'}) =~ s{/Kamado/CGI/Fork\.pm\z}{};
+    my ($arch) = grep { !ref && -e "$_/auto/Kamado/Kamado.so" } @INC;
+    my %seen;
+    grep { !$seen{$_}++ } map { File::Spec->rel2abs($_) } $lib, $arch // ();
+};
+
 my %zygotes;    # script path -> { pid, sock, key, deps, used }
 my $USE = 0;    # a clock for least recently used
 
@@ -93,7 +104,6 @@ sub _zygote {
     }
     socketpair(my $mine, my $theirs, AF_UNIX, SOCK_STREAM, PF_UNSPEC) or die "Can't create a socket pair: $!\n";
     my @command = Kamado::CGI::Exec::command($file);
-    (my $lib = $INC{'Kamado/CGI/Fork.pm'}) =~ s{/Kamado/CGI/Fork\.pm\z}{};    # where Kamado's modules are
     my $pid = fork // die "Can't fork: $!\n";
     if (!$pid) {
         close $mine;
@@ -111,7 +121,7 @@ sub _zygote {
         %ENV = (PATH => $ENV{PATH} // '/usr/bin:/bin');
         # perl, the script's switches, then ours, then the script
         my $script = pop @command;
-        { exec $command[0], @command[1 .. $#command], "-I$lib", "-MKamado::CGI::Zygote=$keep", $script }
+        { exec $command[0], @command[1 .. $#command], (map { "-I$_" } @LIB), "-MKamado::CGI::Zygote=$keep", $script }
         print STDERR "$script: can't run $command[0]: $!\n";
         POSIX::_exit(127);
     }

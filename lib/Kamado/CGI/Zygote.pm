@@ -29,8 +29,24 @@ sub import {
 
 INIT { _serve() if defined $socket_fd }
 
+my $child;         # true in a forked child, the CGI process
+my $quiet_exit;    # Kamado's XS is loaded
+
+# The last END block to run (compiled before the script's, and END blocks
+# run last compiled first): with everything perl's exit does that shows
+# done -- the END blocks, and DESTROY if one would be called, buffered
+# output written -- the child leaves without global destruction, whose
+# copy-on-write faults are a sixth of a hello world's cost. When anything
+# could show (an object with a DESTROY, a pipe to a process, an END block
+# still to run...), it returns and perl exits as usual (Kamado.xs says what
+# is checked).
+END { _exit_if_quiet($?) if $child && $quiet_exit }
+
 sub _serve {
     open my $sock, '+<&=', $socket_fd or die "Kamado::CGI::Zygote: fd $socket_fd: $!\n";
+    # its XS (_exit_if_quiet), loaded once the script is compiled: its
+    # compile sees no more than before (without it, perl's usual exit)
+    $quiet_exit = eval { require Kamado; 1 };
     # STDIN of a request without a body: opened once, dup2'd by each child
     # (the worker sends a descriptor only for a body)
     open my $null, '<', '/dev/null' or die "Kamado::CGI::Zygote: /dev/null: $!\n";
@@ -77,6 +93,7 @@ sub _serve {
         srand;                                  # not the zygote's sequence
         $^T = time;
         _reopen_data($data);
+        $child = 1;
         return;                                 # into the main program
     }
     POSIX::_exit(0);
