@@ -17,6 +17,8 @@
 #include <sys/prctl.h>
 #include <signal.h>
 #include <time.h>
+#include <sys/wait.h>
+#include "perliol.h"      /* the layers of a handle: Kamado::CGI::Zygote::_exit_if_quiet */
 
 /* --request-timeout: two POSIX timers per worker. The soft one sends USR2,
  * which the worker turns into a die in the app; the hard one sends VTALRM,
@@ -870,4 +872,83 @@ PPCODE:
             XPUSHs(was);
         }
     }
+}
+
+MODULE = Kamado    PACKAGE = Kamado::CGI::Zygote
+
+PROTOTYPES: DISABLE
+
+void
+_exit_if_quiet(int status)
+CODE:
+{
+    /* Called by a forked CGI child (Kamado::CGI::Zygote) from its END
+     * block, the last one. Perl's exit from here (global destruction) walks
+     * every SV of the heap the child shares with its zygote and writes to
+     * every glob: copy-on-write faults, a sixth of the CPU a hello world
+     * costs. When it would do nothing anyone can see, flush every handle
+     * and _exit instead; otherwise return, and perl exits as usual.
+     * "Nothing to see": no END block left to run, no exit hook of an XS
+     * module, no child process (closing a pipe to one waits for it), no
+     * object whose class has a DESTROY (or AUTOLOAD) perl would call --
+     * the same test as perl's curse() in sv.c: not a constant, not empty,
+     * Regexp's own no-op excepted -- and no handle with a layer that does
+     * work when popped (only unix, perlio, stdio, crlf, scalar). */
+    SV *arena;
+    siginfo_t info;
+    CV *regexp_destroy = get_cv("Regexp::DESTROY", 0);
+    if (PL_endav && av_top_index(PL_endav) >= 0)
+        XSRETURN_EMPTY;
+    if (PL_exitlistlen)
+        XSRETURN_EMPTY;
+    memset(&info, 0, sizeof info);
+    if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0 || errno != ECHILD)
+        XSRETURN_EMPTY;
+    for (arena = PL_sv_arenaroot; arena; arena = MUTABLE_SV(SvANY(arena))) {
+        const SV *const svend = &arena[SvREFCNT(arena)];
+        SV *sv;
+        for (sv = arena + 1; sv < svend; ++sv) {
+            if (SvTYPE(sv) == (svtype)SVTYPEMASK || !SvREFCNT(sv))
+                continue;    /* a free slot */
+            if (SvTYPE(sv) == SVt_PVIO) {
+                PerlIO *fs[2];
+                int i;
+                fs[0] = IoIFP(sv);
+                fs[1] = IoOFP(sv);
+                for (i = 0; i < 2; i++) {
+                    PerlIO *f = fs[i];
+                    while (f && *f) {
+                        const char *name = (*f)->tab ? (*f)->tab->name : "";
+                        if (strNE(name, "unix") && strNE(name, "perlio") && strNE(name, "stdio")
+                            && strNE(name, "crlf") && strNE(name, "scalar"))
+                            XSRETURN_EMPTY;
+                        f = &(*f)->next;
+                    }
+                }
+            }
+            if (SvOBJECT(sv)) {
+                HV *stash = SvSTASH(sv);
+                CV *destructor = NULL;
+                GV *gv;
+                if (!stash || !HvNAME_HEK(stash))
+                    continue;    /* perl skips those too */
+                gv = gv_fetchmeth_pvn(stash, "DESTROY", 7, -1, 0);
+                if (gv)
+                    destructor = GvCV(gv);
+                if (!destructor && gv_fetchmeth_pvn(stash, "AUTOLOAD", 8, -1, 0))
+                    XSRETURN_EMPTY;    /* DESTROY would go to it */
+                if (destructor && destructor != regexp_destroy && !CvCONST(destructor)
+                    && (CvISXSUB(destructor)
+                        || (CvSTART(destructor)
+                            && CvSTART(destructor)->op_next->op_type != OP_LEAVESUB
+                            && (CvSTART(destructor)->op_next->op_type != OP_PUSHMARK
+                                || CvSTART(destructor)->op_next->op_next->op_type != OP_RETURN))))
+                    XSRETURN_EMPTY;
+            }
+        }
+    }
+    /* what perl's exit does that shows: the handles' buffers written */
+    PerlIO_flush((PerlIO *)NULL);
+    fflush(NULL);
+    _exit(status);
 }

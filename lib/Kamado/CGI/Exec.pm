@@ -33,7 +33,8 @@ sub response {
         # group so that a stop reaches what it started too
         setpgrp 0, 0;
         chdir $a{script}{dir} or POSIX::_exit(126);
-        open STDIN, '<&', $stdin or POSIX::_exit(126);
+        # (no body: /dev/null, opened here rather than for every request)
+        defined $stdin ? open(STDIN, '<&', $stdin) : open(STDIN, '<', '/dev/null') or POSIX::_exit(126);
         open STDOUT, '>&', $out_w or POSIX::_exit(126);
         open STDERR, '>&', $err_w or POSIX::_exit(126);
         %ENV = %{ $a{cgi_env} };
@@ -46,8 +47,9 @@ sub response {
 
 # The part every mode shares: the body as STDIN, pipes for STDOUT and
 # STDERR, launch->(stdin, stdout, stderr) starting the process that runs
-# the script (its pid, or undef when it could not), and the relay of its
-# output to the client.
+# the script (its pid, or undef when it could not; stdin is undef when
+# the request has no body: the process reads /dev/null), and the relay of
+# its output to the client.
 sub relayed_response {
     my ($class, %a) = @_;
     return sub {
@@ -56,7 +58,7 @@ sub relayed_response {
         pipe(my $out_r, my $out_w) or die "Can't create a pipe: $!\n";
         pipe(my $err_r, my $err_w) or die "Can't create a pipe: $!\n";
         my $pid = $a{launch}->($stdin, $out_w, $err_w);
-        close $_ for $out_w, $err_w, $stdin;
+        close $_ for grep { defined } $out_w, $err_w, $stdin;
         if (!$pid) {
             $respond->([500, ['Content-Type' => 'text/plain'], ["Internal Server Error\n"]]);
             return;
@@ -101,8 +103,7 @@ sub _stdin {
         open my $dup, '<&', $tmp or die "Can't dup the body file: $!\n";
         return $dup;
     }
-    open my $null, '<', '/dev/null' or die "Can't open /dev/null: $!\n";
-    return $null;
+    return undef;
 }
 
 # Reads the script's output and errors until both close; answers the

@@ -26,6 +26,17 @@ use constant READY_TIMEOUT => 30;
 # (a site with hundreds of scripts must not mean hundreds of perls each)
 use constant MAX_ZYGOTES => 32;
 
+# Where Kamado's modules are, and its XS (blib/lib and blib/arch in a
+# build): for the zygote's -I. Absolute: the zygote starts in the script's
+# directory, and a server started with -Iblib/lib has relative paths here.
+my @LIB = do {
+    require File::Spec;
+    (my $lib = $INC{'Kamado/CGI/Fork.pm'}) =~ s{/Kamado/CGI/Fork\.pm\z}{};
+    my ($arch) = grep { !ref && -e "$_/auto/Kamado/Kamado.so" } @INC;
+    my %seen;
+    grep { !$seen{$_}++ } map { File::Spec->rel2abs($_) } $lib, $arch // ();
+};
+
 my %zygotes;    # script path -> { pid, sock, key, deps, used }
 my $USE = 0;    # a clock for least recently used
 
@@ -36,7 +47,8 @@ sub response {
     return Kamado::CGI::Exec->response(%a)
         if !$zygotes{ $a{script}{filename} } && (Kamado::CGI::Exec::command($a{script}{filename}))[0] ne $^X;
     return Kamado::CGI::Exec->relayed_response(%a, not_my_child => 1, launch => sub {
-        my @fds = map { fileno $_ } @_;
+        # (no STDIN descriptor without a body: the zygote has /dev/null)
+        my @fds = map { defined $_ ? fileno $_ : undef } @_;
         my $file = $a{script}{filename};
         for my $try (1, 2) {
             my $z = _zygote($file, $a{script}{dir}, $a{log}) or return undef;
@@ -49,18 +61,28 @@ sub response {
     });
 }
 
+# One request to the zygote: STDOUT and STDERR, the environment, then the
+# body if there is one (Kamado::CGI::Zygote::_serve reads them in that
+# order); its answer is the pid of the child that runs the script.
 sub _send {
     my ($z, $fds, $env) = @_;
-    local $SIG{PIPE} = 'IGNORE';
-    for my $fd (@$fds) {
-        IO::FDPass::send(fileno $z->{sock}, $fd) or return undef;
+    my ($stdin, @out) = @$fds;
+    # (the server ignores SIGPIPE already: setting it twice a request is
+    # six syscalls)
+    local $SIG{PIPE} = 'IGNORE' if ($SIG{PIPE} // '') ne 'IGNORE';
+    my $fd = fileno $z->{sock};
+    for my $out (@out) {
+        IO::FDPass::send($fd, $out) or return undef;
     }
-    my $payload = join '', map { "$_=$env->{$_}\0" } sort keys %$env;
-    syswrite($z->{sock}, length($payload) . "\n" . $payload) or return undef;
+    my $payload = join "\0", %$env;
+    syswrite($z->{sock}, pack('NC', length $payload, defined $stdin) . $payload) or return undef;
+    if (defined $stdin) {
+        IO::FDPass::send($fd, $stdin) or return undef;
+    }
+    # "pid\n", in one read but for a short one
     my $line = '';
     while ($line !~ /\n\z/) {
-        sysread($z->{sock}, my $c, 1) or return undef;
-        $line .= $c;
+        sysread($z->{sock}, $line, 64, length $line) or return undef;
     }
     return $line + 0;
 }
@@ -82,7 +104,6 @@ sub _zygote {
     }
     socketpair(my $mine, my $theirs, AF_UNIX, SOCK_STREAM, PF_UNSPEC) or die "Can't create a socket pair: $!\n";
     my @command = Kamado::CGI::Exec::command($file);
-    (my $lib = $INC{'Kamado/CGI/Fork.pm'}) =~ s{/Kamado/CGI/Fork\.pm\z}{};    # where Kamado's modules are
     my $pid = fork // die "Can't fork: $!\n";
     if (!$pid) {
         close $mine;
@@ -100,7 +121,7 @@ sub _zygote {
         %ENV = (PATH => $ENV{PATH} // '/usr/bin:/bin');
         # perl, the script's switches, then ours, then the script
         my $script = pop @command;
-        { exec $command[0], @command[1 .. $#command], "-I$lib", "-MKamado::CGI::Zygote=$keep", $script }
+        { exec $command[0], @command[1 .. $#command], (map { "-I$_" } @LIB), "-MKamado::CGI::Zygote=$keep", $script }
         print STDERR "$script: can't run $command[0]: $!\n";
         POSIX::_exit(127);
     }

@@ -29,18 +29,46 @@ sub import {
 
 INIT { _serve() if defined $socket_fd }
 
+my $child;         # true in a forked child, the CGI process
+my $quiet_exit;    # Kamado's XS is loaded
+
+# The last END block to run (compiled before the script's, and END blocks
+# run last compiled first): with everything perl's exit does that shows
+# done -- the END blocks, and DESTROY if one would be called, buffered
+# output written -- the child leaves without global destruction, whose
+# copy-on-write faults are a sixth of a hello world's cost. When anything
+# could show (an object with a DESTROY, a pipe to a process, an END block
+# still to run...), it returns and perl exits as usual (Kamado.xs says what
+# is checked).
+END { _exit_if_quiet($?) if $child && $quiet_exit }
+
 sub _serve {
     open my $sock, '+<&=', $socket_fd or die "Kamado::CGI::Zygote: fd $socket_fd: $!\n";
+    # its XS (_exit_if_quiet), loaded once the script is compiled: its
+    # compile sees no more than before (without it, perl's usual exit)
+    $quiet_exit = eval { require Kamado; 1 };
+    # STDIN of a request without a body: opened once, dup2'd by each child
+    # (the worker sends a descriptor only for a body)
+    open my $null, '<', '/dev/null' or die "Kamado::CGI::Zygote: /dev/null: $!\n";
     my $data = _data_handles();
-    local $SIG{CHLD} = 'IGNORE';    # children are reaped by the kernel
+    # children are reaped by the kernel; the child gets back the script's
+    # own disposition when it leaves this sub (only what the zygote changed
+    # is undone: a handler the script set in a BEGIN block stays, as under
+    # CGI, and resetting all of %SIG cost ~270 syscalls a request)
+    local $SIG{CHLD} = 'IGNORE';
     # compiled: say so, with the private libraries the script loaded, so
     # that the worker compiles it again when one of them changes
     syswrite $sock, join("\t", 'ready', _private_files()) . "\n";
     while (1) {
-        # a request: three descriptors, then the environment
-        my @fds = map { IO::FDPass::recv($socket_fd) } 1 .. 3;
+        # a request: STDOUT and STDERR, the environment (with whether a
+        # body follows), then the body's descriptor if there is one
+        my @fds = map { IO::FDPass::recv($socket_fd) } 1 .. 2;
         last if grep { $_ < 0 } @fds;
-        my $env = _read_env($sock) // last;
+        my ($env, $body) = _read_env($sock) or last;
+        if ($body) {
+            push @fds, IO::FDPass::recv($socket_fd);
+            last if $fds[2] < 0;
+        }
         my $pid = fork;
         if (!defined $pid) {
             POSIX::close($_) for @fds;
@@ -56,13 +84,16 @@ sub _serve {
         # that a stop reaches what it starts too)
         close $sock;
         setpgrp 0, 0;
-        POSIX::dup2($fds[$_], $_) for 0 .. 2;
+        POSIX::dup2($body ? $fds[2] : fileno $null, 0);
+        POSIX::dup2($fds[$_], $_ + 1) for 0, 1;
         POSIX::close($_) for grep { $_ > 2 } @fds;
-        %ENV = %$env;
-        $SIG{$_} = 'DEFAULT' for grep { $_ ne '__DIE__' && $_ ne '__WARN__' } keys %SIG;
+        close $null;
+        # (NAME, VALUE, ... joined by NULs: no NUL is in an environment)
+        %ENV = split /\0/, $env, -1;
         srand;                                  # not the zygote's sequence
         $^T = time;
         _reopen_data($data);
+        $child = 1;
         return;                                 # into the main program
     }
     POSIX::_exit(0);
@@ -86,20 +117,24 @@ sub _private_files {
     return @files;
 }
 
-# "NAME=VALUE\0..." after its length and a newline
+# The environment: a 5-byte head (its length, whether a body follows)
+# then NAME\0VALUE\0...; read to the byte, never beyond: a descriptor may
+# follow, and a read running into it would lose it. (env string, body?)
 sub _read_env {
     my ($sock) = @_;
-    my $line = '';
-    while ($line !~ /\n\z/) {
-        sysread($sock, my $c, 1) or return undef;
-        $line .= $c;
-    }
-    my $want = $line + 0;
+    my $head = _read_exactly($sock, 5) // return;
+    my ($want, $body) = unpack 'NC', $head;
+    my $env = _read_exactly($sock, $want) // return;
+    return ($env, $body);
+}
+
+sub _read_exactly {
+    my ($sock, $want) = @_;
     my $buf = '';
     while (length $buf < $want) {
         sysread($sock, $buf, $want - length $buf, length $buf) or return undef;
     }
-    return { map { split /=/, $_, 2 } grep { length } split /\0/, $buf };
+    return $buf;
 }
 
 # DATA handles (of main, or of the package before __DATA__) share their
