@@ -874,6 +874,13 @@ PPCODE:
     }
 }
 
+void
+flush_all()
+CODE:
+    /* what every handle has buffered, written: before a script's STDIO
+     * are swapped in and out (IO::Handle's flush per handle costs more) */
+    PerlIO_flush((PerlIO *)NULL);
+
 MODULE = Kamado    PACKAGE = Kamado::CGI::Zygote
 
 PROTOTYPES: DISABLE

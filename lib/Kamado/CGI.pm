@@ -4,7 +4,7 @@ use strict;
 use warnings;
 
 use Cwd ();
-use Fcntl qw(S_ISDIR S_ISREG);
+use Fcntl qw(S_ISDIR S_ISLNK S_ISREG);
 use HTTP::Date ();
 use Plack::MIME;
 use Kamado::CGI::Env;
@@ -56,7 +56,7 @@ sub call {
     my @segments = grep { length } split m{/}, $path;
     # dotfiles (.htaccess, .git) and . or .. in any place
     return _error(403) if grep { /^\./ } @segments;
-    my ($file, $info, @stat) = $self->_map(\@segments);
+    my ($file, $info, $symlink, @stat) = $self->_map(\@segments);
     return _error(404) unless defined $file;
     if (S_ISDIR($stat[2])) {
         # a directory without its slash: as mod_dir, send the client there
@@ -69,35 +69,43 @@ sub call {
         return _error(403) unless defined $index;
         $file .= "/$index";
         @stat = stat $file;
+        $symlink = 1;    # (the index was not looked at with lstat: check it)
         push @segments, $index;    # the index joins SCRIPT_NAME
         $info = '';
     }
     # a symlink may lead out of the root: only files inside are served
-    my $real = Cwd::realpath($file) // return _error(404);
-    return _error(403) unless index($real, "$self->{root}/") == 0;
+    if ($symlink) {
+        my $real = Cwd::realpath($file) // return _error(404);
+        return _error(403) unless index($real, "$self->{root}/") == 0;
+    }
     return $self->_script($env, $file, $info, \@segments) if $self->_is_script($file);
     return _error(404) if length $info;    # no path info after a static file
     return _static($env, $file, \@stat);
 }
 
 # The longest leading run of segments naming something in the root: (the
-# file or directory, the rest as PATH_INFO, its stat), or () when the
-# first missing segment is not after a file.
+# file or directory, the rest as PATH_INFO, whether a symbolic link was on
+# the way, its stat), or () when the first missing segment is not after a
+# file. (lstat: a path without links needs no realpath to stay inside.)
 sub _map {
     my ($self, $segments) = @_;
-    my $file = $self->{root};
+    my ($file, $symlink) = ($self->{root}, 0);
     for my $i (0 .. $#$segments) {
         my $next = "$file/$segments->[$i]";
-        my @stat = stat $next or return ();
+        my @stat = lstat $next or return ();
+        if (S_ISLNK($stat[2])) {
+            $symlink = 1;
+            @stat = stat $next or return ();
+        }
         if (S_ISREG($stat[2])) {
             my $info = join '', map { "/$_" } @$segments[ $i + 1 .. $#$segments ];
             splice @$segments, $i + 1;
-            return ($next, $info, @stat);
+            return ($next, $info, $symlink, @stat);
         }
         return () unless S_ISDIR($stat[2]);
         $file = $next;
     }
-    return ($file, '', stat $file);
+    return ($file, '', $symlink, stat $file);
 }
 
 sub _is_script {

@@ -13,6 +13,8 @@ use Kamado ();
 # as Apache does not pass it. What the server's own environment should
 # add goes through pass (Apache's PassEnv and SetEnv).
 
+my %DROP = map { $_ => 1 } qw(HTTP_PROXY HTTP_AUTHORIZATION HTTP_PROXY_AUTHORIZATION);
+
 # for(psgi_env, script => { name, filename, path_info, dir }, document_root => DIR)
 sub for {
     my ($class, $env, %args) = @_;
@@ -49,8 +51,8 @@ sub for {
     for my $key (qw(CONTENT_TYPE CONTENT_LENGTH)) {
         $cgi{$key} = $env->{$key} if defined $env->{$key} && length $env->{$key};
     }
-    for my $key (grep { /^HTTP_/ } keys %$env) {
-        next if $key eq 'HTTP_PROXY' || $key eq 'HTTP_AUTHORIZATION' || $key eq 'HTTP_PROXY_AUTHORIZATION';
+    for my $key (keys %$env) {
+        next if index($key, 'HTTP_') != 0 || $DROP{$key};
         $cgi{$key} = $env->{$key};
     }
     # PassEnv/SetEnv: --cgi-env NAME or NAME=VALUE

@@ -248,10 +248,12 @@ sub _within {
 # or buffered input another run left; returns what they were.
 sub _stdio {
     my @to = @_;
-    STDOUT->flush;
-    STDERR->flush;
+    flush_all();
     my @saved = map { POSIX::dup($_) // die "Can't dup descriptor $_: $!\n" } 0 .. 2;
-    my $autoflush = STDOUT->autoflush(0);
+    my $selected = select STDOUT;
+    my $autoflush = $|;
+    $| = 0;
+    select $selected;
     _point_std(0, map { fileno $_ } @to);
     return (@saved, $autoflush);
 }
@@ -260,11 +262,12 @@ sub _stdio {
 sub _restore_stdio {
     my ($in, $out, $err, $autoflush) = @_;
     # the script's last output, as perl would flush it at exit
-    STDOUT->flush if defined fileno STDOUT;
-    STDERR->flush if defined fileno STDERR;
+    flush_all();
     _point_std(1, $in, $out, $err);
     POSIX::close($_) for $in, $out, $err;
-    STDOUT->autoflush($autoflush);
+    my $selected = select STDOUT;
+    $| = $autoflush;
+    select $selected;
 }
 
 sub _point_std {
