@@ -30,6 +30,10 @@ sub new {
     my $mode = $args{mode} // 'fork';
     grep { $_ eq $mode } @MODES or die "Kamado::CGI: unknown mode '$mode' (known: @MODES)\n";
     my $real = Cwd::realpath($root);
+    # the in-process modes' overrides of exit, require and do apply to code
+    # compiled after them: installed now, before any script (or a module
+    # one uses) compiles, since a .kamado-cgi file may ask for them later
+    require Kamado::CGI::Registry;
     return bless {
         root          => $real,
         mode          => $mode,
@@ -134,9 +138,6 @@ sub _script {
         return [500, ['Content-Type' => 'text/plain'], ["Internal Server Error\n"]];
     }
     $mode //= $self->{mode};
-    # (loaded when first used: it overrides exit, require and do for the
-    # code compiled after it)
-    require Kamado::CGI::Registry if $RUNNER{$mode} eq 'Kamado::CGI::Registry';
     return $RUNNER{$mode}->response(
         mode     => $mode,
         env      => $env,
