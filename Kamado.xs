@@ -767,6 +767,22 @@ CODE:
 OUTPUT:
     RETVAL
 
+void
+request_timer_left()
+PPCODE:
+{
+    /* seconds left on the soft and hard timers (0: disarmed), so that a
+     * shorter deadline can be set for a while and the server's put back */
+    int i;
+    for (i = 0; i < 2; i++) {
+        struct itimerspec its;
+        double left = 0;
+        if (request_timers_pid == getpid() && timer_gettime(request_timers[i], &its) == 0)
+            left = (double)its.it_value.tv_sec + (double)its.it_value.tv_nsec / 1e9;
+        mXPUSHn(left);
+    }
+}
+
 MODULE = Kamado    PACKAGE = Kamado::CGI::Registry
 
 PROTOTYPES: DISABLE

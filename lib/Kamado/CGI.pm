@@ -287,8 +287,8 @@ quiet and the client gets a 500; what happens at compile time happens once
 per worker: C<BEGIN>, C<use constant X =E<gt> time>, C</o> patterns,
 C<state> variables. A script whose C<#!> line has a switch other than
 C<-w> and C<-l> (C<-T>, C<-C>...), or that another interpreter runs,
-runs in fork mode. There is no C<--cgi-timeout> in-process: the
-server's C<--request-timeout> bounds a script.
+runs in fork mode. C<--cgi-timeout> limits the whole run (no output
+can be watched from inside the worker): see L</TIMEOUT>.
 
 =item perlrun
 
@@ -319,6 +319,12 @@ A script that writes nothing for C<timeout> seconds (C<--cgi-timeout>,
 default 300, Apache's C<Timeout>) is stopped (TERM to its process group,
 KILL 2 seconds later) and logged; the client gets 504 if nothing was sent
 yet. No script can hold a worker for longer.
+
+In the in-process modes the limit is on the whole run: at C<timeout>
+seconds the script gets a die (a 504 if it had not written its header
+yet), and a script that catches it or is stuck in C is ended with its
+worker 2 seconds later (the server starts another). A shorter
+C<--request-timeout> of the server wins.
 
 =head1 CGI OUTPUT
 

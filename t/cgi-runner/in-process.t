@@ -34,7 +34,7 @@ mkdir "$root/forked" or die;
 for my $mode (qw(registry perlrun)) {
     note "mode $mode";
     $server = start_server(app => 'sub { require Cwd; [200, [], [sprintf "cwd=%s umask=%03o rs=%s", Cwd::getcwd(), umask, defined $/ ? "nl" : "undef"]] }',
-        workers => 2, args => ['--cgi-bin', $root, '--cgi-mode', $mode]);
+        workers => 2, args => ['--cgi-bin', $root, '--cgi-mode', $mode, '--cgi-timeout', 2]);
     my $psgi = raw_request($server, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     my ($worker_state) = $psgi =~ /(cwd=.*)\z/;
 
@@ -102,6 +102,22 @@ CGI
     like $server->log, qr{\Q$root\E/forked/\.kamado-cgi line 1: unknown mode 'fast'}, 'logged with the file and line';
     unlink "$root/forked/.kamado-cgi";
     is get('forked/pkg.cgi')->{body}, 'in-process', 'the file removed: the server\'s mode again';
+
+    # --cgi-timeout: in-process, a limit on the whole run
+    put('silent.cgi', "sleep 60;\n");
+    put('started.cgi', "\$| = 1; print qq{Content-Type: text/plain\\n\\nstarted\\n}; sleep 60; print qq{never\\n};\n");
+    put('stubborn.cgi', "for (1 .. 2) { eval { sleep 60 } } print qq{Content-Type: text/plain\\n\\nnever\\n};\n");
+    for (['silent.cgi', 504, "Gateway Timeout\n"], ['started.cgi', 200, "started\n"], ['stubborn.cgi', 0, undef]) {
+        my ($script, $status, $body) = @$_;
+        my $t0 = time;
+        my $r = get($script);
+        is $r->{status}, $status, "$script: stopped by --cgi-timeout ($status)";
+        is $r->{body}, $body, "$script: with what it had written" if defined $body;
+        cmp_ok time - $t0, '<', 15, "$script: in time";
+    }
+    like $server->log, qr{\Q$root/silent.cgi\E: ran for more than 2 s \(--cgi-timeout\): stopped}, 'logged';
+    # (the stubborn one caught the die: the kernel ended its worker)
+    is get('app.cgi')->{body}, 'version two, longer', 'the workers serve on';
 
     is $server->stop, 0, 'TERM: exit 0 (the hostile script\'s TERM handler was not kept)';
 }

@@ -7,6 +7,8 @@ use B ();
 use Cwd ();
 use POSIX ();
 use Symbol ();
+use Time::HiRes ();
+use Kamado ();
 use Kamado::CGI::Exec;
 use Kamado::CGI::Fork;
 use Kamado::CGI::Output;
@@ -51,6 +53,7 @@ our $RUNNING;    # the worker's pid while a script runs in it
 our $SCRIPT;     # that script
 my $EXIT = bless [], 'Kamado::CGI::Registry::Exit';
 my $exit_code;
+our $timed_out;    # the run was stopped by --cgi-timeout
 
 BEGIN {
     no warnings 'once';
@@ -115,7 +118,8 @@ sub response {
     my $io = _io($a{env});
     _within($s, $io, $a{cgi_env}, sub { _compile($s) }) unless $s->{code};
     my $compiled = $s->{code} ? 1 : 0;
-    _within($s, $io, $a{cgi_env}, sub { _run($s) }) if $compiled;
+    local $timed_out = 0;
+    _within($s, $io, $a{cgi_env}, sub { _run($s, $a{timeout}) }) if $compiled;
     # (what the script wrote to STDERR, perl's errors and warnings among it)
     _log_errors($io->{err}, $io->{err_start}, $file, $a{log});
     $a{log}->("$file: could not be compiled (its errors are above)") unless $compiled;
@@ -357,7 +361,7 @@ sub _end_blocks {
 }
 
 sub _run {
-    my ($s) = @_;
+    my ($s, $timeout) = @_;
     # a seed of its own, as a new perl takes one
     sysread _kept()->{random}, my $seed, 4;
     srand(unpack 'L', $seed);
@@ -379,6 +383,18 @@ sub _run {
         if defined $s->{source}{data};
     local %Kamado::CGI::Require::REQUIRED = $s->{required}->%*;
     undef $exit_code;
+    # --cgi-timeout, for the whole run (no output can be watched from
+    # inside): a die at the limit, and 2 s later the kernel ends the
+    # worker, for a script that caught the die or is stuck in C. The
+    # server's --request-timeout timers are borrowed and put back.
+    my @server = $timeout ? Kamado::request_timer_left() : ();
+    my $mine = $timeout && (!$server[0] || $server[0] > $timeout);
+    my $started = Time::HiRes::time();
+    local $SIG{USR2} = sub {
+        $timed_out = 1;
+        die "ran for more than $timeout s (--cgi-timeout): stopped\n";
+    } if $mine;
+    Kamado::request_timer($timeout, $timeout + 2) if $mine;
     my $ok;
     KAMADO_CGI_SCRIPT: {
         $ok = eval { $s->{code}->(); 1 };
@@ -398,6 +414,10 @@ sub _run {
     $s->{snapshot}->add_package($_) for _own_packages($s);
     $s->{snapshot}->restore;
     File::Temp::cleanup() if defined &File::Temp::cleanup;
+    if ($mine) {
+        my $spent = Time::HiRes::time() - $started;
+        Kamado::request_timer(@server && $server[0] ? (map { $_ - $spent > 0.001 ? $_ - $spent : 0.001 } @server) : (0, 0));
+    }
 }
 
 sub _log_errors {
@@ -415,7 +435,10 @@ sub _response {
     seek $out, $start, 0;
     my $bytes = do { local $/; <$out> } // '';
     my $parser = Kamado::CGI::Output->new;
-    my $head = ($a{script}{nph} ? Kamado::CGI::Exec::_nph($bytes, $parser) : $parser->feed($bytes)) // $parser->finish;
+    my $head = ($a{script}{nph} ? Kamado::CGI::Exec::_nph($bytes, $parser) : $parser->feed($bytes));
+    # stopped before its head was complete: Apache's answer to a timeout
+    return [504, ['Content-Type' => 'text/plain'], ["Gateway Timeout\n"]] if !$head && $timed_out;
+    $head //= $parser->finish;
     if ($head->{error}) {
         $a{log}->("$a{script}{filename}: $head->{error}");
         return _error(500);
