@@ -72,6 +72,12 @@ CGI
     is_deeply bodies('state.cgi', 6), ['hits=1 seen= count=1'],
         'globals, file-scoped lexicals read by named subs, exit in eval: as under CGI, every time';
 
+    put('warns.cgi', "#!/usr/bin/perl -w\nmy \$count = 1;\nsub show { ++\$count }\n"
+        . "sub outer { my \$x = shift; sub inner { \$x } inner() }\nprint qq{Content-Type: text/plain\\n\\n}, show(), outer(7);\n");
+    is_deeply bodies('warns.cgi', 4), ['27'], '#! -w: a named sub and its file-scoped variable';
+    unlike $server->log, qr{"\$count" will not stay shared}, 'no warning about the wrapper: its variables are shared';
+    like $server->log, qr{"\$x" will not stay shared at \Q$root\E/warns\.cgi line 4}, "perl's warning between the script's own subs stays";
+
     put('hostile.cgi', <<'CGI');
 chdir '/'; umask 0; $/ = undef; $\ = "!";
 $SIG{TERM} = 'IGNORE'; $SIG{ALRM} = sub { print STDERR "late alarm\n" }; alarm 1;

@@ -88,6 +88,7 @@ sub _child_exit {
 }
 
 my %compiled;    # script path -> compiled script (registry)
+my %source;      # script path -> its Kamado::CGI::Source, with the stat key
 my @WORKER_INC = grep { !ref } @INC;
 # the worker's own DATA (script/kamado's POD) is not the scripts' main::DATA
 close main::DATA if defined fileno main::DATA;
@@ -101,7 +102,11 @@ sub response {
         $s = undef;
     }
     if (!$s) {
-        my $src = eval { Kamado::CGI::Source->read($file) } or do {
+        # (read once per version of the file: perlrun compiles it per request)
+        my $key = _key($file);
+        my $src = $source{$file} && $source{$file}{key} eq $key ? $source{$file} : eval {
+            $source{$file} = { Kamado::CGI::Source->read($file)->%*, key => $key };
+        } or do {
             $a{log}->("$file: $@");
             return _error(500);
         };
@@ -110,7 +115,7 @@ sub response {
         # another interpreter
         my $fork = !$src->{perl} || grep { !/\A-[wl]+\z/ } $src->{switches}->@*;
         my %switch = map { $_ => 1 } map { split //, substr $_, 1 } $src->{switches}->@*;
-        $s = { file => $file, dir => $a{script}{dir}, key => _key($file), libs => {}, packages => {},
+        $s = { file => $file, dir => $a{script}{dir}, key => $key, libs => {}, packages => {},
                fork => $fork, source => $src, warnings => $switch{w} ? 1 : 0, line_ends => $switch{l} ? "\n" : undef };
         $compiled{$file} = $s if $fork || $a{mode} eq 'registry';
     }
@@ -312,10 +317,13 @@ sub _compile {
     # a script's `package main;` means its own main, as a script without
     # one has: other scripts' main is not its
     (my $source = $src->{code}) =~ s/^(\s*package\s+)main(\s*;)/$1$s->{package}$2/mg;
-    my $code = Kamado::CGI::Require::compile_source(
-        "package $s->{package}; sub __kamado_cgi_script {\n#line 1 \"$s->{file}\"\n$source\n;}\n"
-        . "\\&__kamado_cgi_script");
-    print STDERR $@ if $@;
+    my @warnings;
+    my $code = do {
+        local $SIG{__WARN__} = sub { push @warnings, $_[0] };
+        Kamado::CGI::Require::compile_source(
+            "package $s->{package}; sub __kamado_cgi_script {\n#line 1 \"$s->{file}\"\n$source\n;}\n"
+            . "\\&__kamado_cgi_script");
+    };
     my $endav = _end_blocks();
     my $new = @$endav - $end;
     # (perl puts END blocks first: the newest is run first)
@@ -338,12 +346,34 @@ sub _compile {
     no strict 'refs';
     *{"$s->{package}::STDOUT"} = *main::STDOUT{FORMAT}
         if defined *main::STDOUT{FORMAT} && (!$format || *main::STDOUT{FORMAT} != $format);
-    return if $@ || ref $code ne 'CODE';
+    if ($@ || ref $code ne 'CODE') {
+        print STDERR @warnings, $@;
+        return;
+    }
     my @packages = ($s->{package}, $src->{code} =~ /^\s*package\s+([\w:]+)\s*;/mg);
     $s->{packages}{$_} = 1 for @packages;
     $s->{subs} = [Kamado::CGI::Require::named_subs($code, @packages)];
+    # -w's "will not stay shared" for a file-scoped variable is the
+    # wrapper's doing, and share_lexicals undoes it: not the script's
+    # warning (one between subs of its own stays)
+    my %shared = map { $_ => 1 } _captured($s->{subs});
+    print STDERR grep { !(/\AVariable "(.+?)" will not stay shared at \Q$s->{file}\E line \d+\.\n\z/ && $shared{$1}) }
+        @warnings;
     $s->{snapshot} = Kamado::CGI::Snapshot->take(_own_packages($s));
     $s->{code} = $code;
+}
+
+# The names of the wrapper's variables that its named subs SUBS use.
+sub _captured {
+    my ($subs) = @_;
+    my @names;
+    for my $cv (@$subs) {
+        my ($names) = B::svref_2object($cv)->PADLIST->ARRAY;
+        push @names, map { $_->PV } grep {
+            ${$_} && defined $_->PV && ($_->FLAGS & B::PADNAMEt_OUTER()) && !($_->FLAGS & B::PADNAMEt_OUR())
+        } $names->ARRAY;
+    }
+    return @names;
 }
 
 # The packages the script made (its own, and those its files declare):
