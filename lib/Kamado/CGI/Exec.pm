@@ -18,6 +18,9 @@ use Kamado::CGI::Output;
 # can run.
 
 use constant READ_SIZE => 65536;
+# how long and how much of a response is held to send it whole (see _relay)
+use constant HOLD => 0.05;
+use constant MAX_HOLD => 256 * 1024;
 
 # response(env => psgi env, script => {filename, dir, nph}, cgi_env =>
 # {...}, log => sub, redirect => sub (path) -> PSGI response) -> a PSGI
@@ -112,7 +115,7 @@ sub _relay {
     my ($pid, $out, $err, $respond, %a) = @_;
     my $select = IO::Select->new($out, $err);
     my $parser = Kamado::CGI::Output->new;
-    my ($writer, $done, $err_buf) = (undef, 0, '');
+    my ($writer, $done, $err_buf, $held) = (undef, 0, '');
     my $log = sub { $a{log}->("$a{script}{filename}: $_[0]") };
     my $start = sub {
         my ($head) = @_;
@@ -123,17 +126,30 @@ sub _relay {
             my $res = $a{redirect}->($head->{redirect});
             ref $res eq 'CODE' ? $res->($respond) : $respond->($res);
         } else {
-            $writer = $respond->([$head->{status}, $head->{headers}]);
-            $writer->write($head->{rest}) if length $head->{rest};
+            # held a moment: most scripts are done by then, and a whole
+            # response goes out in one write with its length; one that is
+            # not is streamed from then on
+            $held = { %$head, until => Time::HiRes::time() + HOLD };
             return;
         }
         $done = 1;    # answered: the rest of the output is dropped
+    };
+    my $stream = sub {
+        $writer = $respond->([$held->{status}, $held->{headers}]);
+        $writer->write($held->{rest}) if length $held->{rest};
+        undef $held;
     };
     my $timeout = $a{timeout} || undef;
     my ($last, $stops) = (Time::HiRes::time(), 0);
     while ($select->count) {
         my $left = defined $timeout ? $last + $timeout - Time::HiRes::time() : undef;
+        if ($held) {
+            my $hold = $held->{until} - Time::HiRes::time();
+            $stream->() if $hold <= 0;
+            $left = $hold if $held && $hold > 0 && (!defined $left || $hold < $left);
+        }
         my @ready = defined $left && $left <= 0 ? () : $select->can_read($left);
+        next if !@ready && $held;
         # (an empty answer may also be a signal: only the clock says timeout)
         next if !@ready && (!defined $timeout || Time::HiRes::time() < $last + $timeout);
         $last = Time::HiRes::time();
@@ -142,8 +158,10 @@ sub _relay {
             # does; its children too (it leads their process group)
             $log->("no output for $timeout s (--cgi-timeout): stopping it");
             kill TERM => -$pid, $pid;
+            $stream->() if $held;
             $start->({ status => 504, headers => ['Content-Type' => 'text/plain'], rest => "Gateway Timeout\n" })
                 if !$writer && !$done;
+            $stream->() if $held;
             $done = 1;
             $timeout = 2;    # then KILL, if it does not go
             $last = Time::HiRes::time();
@@ -156,6 +174,12 @@ sub _relay {
             if (!$n) {
                 $select->remove($fh);
                 close $fh;
+                if ($held && $fh == $out) {
+                    # the whole output, held: one response, with its length
+                    $respond->([$held->{status}, $held->{headers}, [$held->{rest}]]);
+                    undef $held;
+                    $done = 1;
+                }
                 next;
             }
             if ($fh == $err) {
@@ -164,6 +188,11 @@ sub _relay {
                 next;
             }
             next if $done;
+            if ($held) {
+                $held->{rest} .= $buf;
+                $stream->() if length $held->{rest} > MAX_HOLD;
+                next;
+            }
             if ($writer) {
                 # a client that went away: stop the script, as Apache does
                 eval { $writer->write($buf); 1 } or do { kill TERM => $pid; $done = 1 };
@@ -174,7 +203,9 @@ sub _relay {
         }
     }
     $log->($err_buf) if length $err_buf;
+    $stream->() if $held;
     $start->($parser->finish) if !$writer && !$done;
+    $stream->() if $held;
     $writer->close if $writer;
     waitpid $pid, 0 unless $a{not_my_child};
 }
