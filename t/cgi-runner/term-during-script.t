@@ -1,4 +1,4 @@
-# TERM while a CGI script runs, in both modes: the worker's signal
+# TERM while a CGI script runs, in every mode: the worker's signal
 # interrupts its wait for the script's output, which must not be taken for
 # --cgi-timeout: the script finishes, the client gets its whole answer,
 # the server exits 0.
@@ -18,7 +18,7 @@ sleep 2;
 print "Content-Type: text/plain\n\ndone after 2 s\n";
 CGI
 close $fh;
-for my $mode (qw(fork exec)) {
+for my $mode (qw(fork exec registry perlrun)) {
     my $server = start_server(no_app => 1, args => ['--cgi-bin', $root, '--cgi-mode', $mode]);
     my $started = "$root/started-$mode";
     my $c = $server->send_get("/cgi-bin/slow.cgi?$started");
