@@ -9,34 +9,15 @@ use warnings;
 use lib 't/lib';
 use Test::More;
 use File::Temp ();
-use Kamado::Test qw(start_server raw_request);
-use Kamado::Test::HTTP qw(parse_response);
+use Kamado::Test qw(start_server);
+use Kamado::Test::CGI qw(put_script get_script compile_error_and_reload);
 
 my $root = File::Temp::tempdir(CLEANUP => 1);
-sub put {
-    my ($name, $content) = @_;
-    # a new file each time, as editors and deploys write one
-    open my $fh, '>', "$root/$name.new" or die;
-    print $fh $content;
-    close $fh;
-    rename "$root/$name.new", "$root/$name" or die;
-}
+sub put { put_script($root, @_) }
 my $server = start_server(no_app => 1, workers => 2, args => ['--cgi-bin', $root, '--cgi-mode', 'fork', '--cgi-timeout', 1]);
-sub get {
-    my $raw = raw_request($server, "GET /cgi-bin/$_[0] HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-    return parse_response($raw) // { status => 0 };
-}
+sub get { get_script($server, @_) }
 
-put('app.cgi', "print qq{Content-Type: text/plain\\n\\n};\nprint 'version one' +;\n");
-is get('app.cgi')->{status}, 500, 'a script with a syntax error: 500';
-like $server->log, qr{syntax error at \Q$root\E/app\.cgi line 2}, "perl's error, with file and line, is in the log";
-like $server->log, qr{\Q$root\E/app\.cgi: could not be compiled}, 'and Kamado says so';
-
-put('app.cgi', "print qq{Content-Type: text/plain\\n\\n};\nprint 'version one';\n");
-is get('app.cgi')->{body}, 'version one', 'after the fix the next request works';
-put('app.cgi', "print qq{Content-Type: text/plain\\n\\n};\nprint 'version two, longer';\n");
-my %seen = map { (get('app.cgi')->{body} => 1) } 1 .. 6;
-is_deeply [keys %seen], ['version two, longer'], 'a changed script is compiled again, in every worker';
+compile_error_and_reload($server, $root);
 
 # (a library required at run time is loaded afresh by every request, as
 # under CGI; these are loaded while the script compiles)

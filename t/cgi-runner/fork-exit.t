@@ -11,22 +11,14 @@ use warnings;
 use lib 't/lib';
 use Test::More;
 use File::Temp ();
-use Kamado::Test qw(start_server raw_request);
-use Kamado::Test::HTTP qw(parse_response);
+use Kamado::Test qw(start_server);
+use Kamado::Test::CGI qw(put_script get_script);
 
 my $root = File::Temp::tempdir(CLEANUP => 1);
 my $out = File::Temp::tempdir(CLEANUP => 1);
-sub put {
-    my ($name, $content) = @_;
-    open my $fh, '>', "$root/$name" or die;
-    print $fh $content;
-    close $fh;
-}
+sub put { put_script($root, @_) }
 my $server = start_server(no_app => 1, workers => 1, args => ['--cgi-bin', $root, '--cgi-mode', 'fork']);
-sub get {
-    my $raw = raw_request($server, "GET /cgi-bin/$_[0] HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-    return parse_response($raw) // { status => 0, body => '' };
-}
+sub get { get_script($server, @_) }
 my $head = 'print qq{Content-Type: text/plain\n\n};';
 
 # nothing to see: the quick way out, buffers written

@@ -11,22 +11,12 @@ use lib 't/lib';
 use Test::More;
 use File::Temp ();
 use Kamado::Test qw(start_server raw_request);
-use Kamado::Test::HTTP qw(parse_response);
+use Kamado::Test::CGI qw(put_script get_script compile_error_and_reload);
 
 my $root = File::Temp::tempdir(CLEANUP => 1);
-sub put {
-    my ($name, $content) = @_;
-    # a new file each time, as editors and deploys write one
-    open my $fh, '>', "$root/$name.new" or die;
-    print $fh $content;
-    close $fh;
-    rename "$root/$name.new", "$root/$name" or die;
-}
 my $server;
-sub get {
-    my $raw = raw_request($server, "GET /cgi-bin/$_[0] HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-    return parse_response($raw) // { status => 0 };
-}
+sub put { put_script($root, @_) }
+sub get { get_script($server, @_) }
 sub bodies { my ($script, $n) = @_; my %seen = map { (get($script)->{body} => 1) } 1 .. $n; [sort keys %seen] }
 
 mkdir "$root/lib" or die;
@@ -38,14 +28,7 @@ for my $mode (qw(registry perlrun)) {
     my $psgi = raw_request($server, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     my ($worker_state) = $psgi =~ /(cwd=.*)\z/;
 
-    put('app.cgi', "print qq{Content-Type: text/plain\\n\\n};\nprint 'version one' +;\n");
-    is get('app.cgi')->{status}, 500, 'a script with a syntax error: 500';
-    like $server->log, qr{syntax error at \Q$root\E/app\.cgi line 2}, "perl's error, with file and line, is in the log";
-    like $server->log, qr{\Q$root\E/app\.cgi: could not be compiled}, 'and Kamado says so';
-    put('app.cgi', "print qq{Content-Type: text/plain\\n\\n};\nprint 'version one';\n");
-    is get('app.cgi')->{body}, 'version one', 'after the fix the next request works';
-    put('app.cgi', "print qq{Content-Type: text/plain\\n\\n};\nprint 'version two, longer';\n");
-    is_deeply bodies('app.cgi', 6), ['version two, longer'], 'a changed script is compiled again, in every worker';
+    compile_error_and_reload($server, $root);
 
     put('lib.pl', "sub greeting { 'hello from lib one' }\n1;\n");
     put('lib/Helper.pm', "package Helper;\nsub name { 'helper one' }\n1;\n");

@@ -87,7 +87,8 @@ use POSIX ();
 use Time::HiRes ();
 
 our @EXPORT_OK = qw(run_cgi parse_cgi_output cgi_env shebang_command
-                    @CGI_ENV_VARS %APACHE_DEFAULTS header_value);
+                    @CGI_ENV_VARS %APACHE_DEFAULTS header_value put_script get_script
+                    compile_error_and_reload);
 our %EXPORT_TAGS = (all => \@EXPORT_OK);
 
 # Every variable mod_cgi may put into a CGI script's environment, besides the
@@ -374,4 +375,43 @@ sub header_value {
     return wantarray ? @v : $v[0];
 }
 
+
+# put_script(DIR, NAME, CONTENT): writes a script as editors and deploys
+# do, a new file renamed over the old one (so its inode changes too).
+sub put_script {
+    my ($dir, $name, $content) = @_;
+    open my $fh, '>', "$dir/$name.new" or die "$dir/$name.new: $!";
+    print $fh $content;
+    close $fh;
+    rename "$dir/$name.new", "$dir/$name" or die "$dir/$name: $!";
+}
+
+# get_script(SERVER, PATH): GET /cgi-bin/PATH on a fresh connection, the
+# parsed response ({ status => 0, body => '' } when there was none).
+sub get_script {
+    my ($server, $path) = @_;
+    require Kamado::Test;
+    require Kamado::Test::HTTP;
+    my $raw = Kamado::Test::raw_request($server, "GET /cgi-bin/$path HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    return Kamado::Test::HTTP::parse_response($raw) // { status => 0, body => '' };
+}
+
+# compile_error_and_reload(SERVER, DIR): the tests every compiling mode
+# shares, with SERVER serving DIR at /cgi-bin on two or more workers: a
+# script that does not compile is a 500 with perl's error (file, line) in
+# the log; after the fix it works; a changed script is compiled again, in
+# every worker.
+sub compile_error_and_reload {
+    my ($server, $dir) = @_;
+    require Test::More;
+    put_script($dir, 'app.cgi', "print qq{Content-Type: text/plain\\n\\n};\nprint 'version one' +;\n");
+    Test::More::is(get_script($server, 'app.cgi')->{status}, 500, 'a script with a syntax error: 500');
+    Test::More::like($server->log, qr{syntax error at \Q$dir\E/app\.cgi line 2}, "perl's error, with file and line, is in the log");
+    Test::More::like($server->log, qr{\Q$dir\E/app\.cgi: could not be compiled}, 'and Kamado says so');
+    put_script($dir, 'app.cgi', "print qq{Content-Type: text/plain\\n\\n};\nprint 'version one';\n");
+    Test::More::is(get_script($server, 'app.cgi')->{body}, 'version one', 'after the fix the next request works');
+    put_script($dir, 'app.cgi', "print qq{Content-Type: text/plain\\n\\n};\nprint 'version two, longer';\n");
+    my %seen = map { (get_script($server, 'app.cgi')->{body} => 1) } 1 .. 6;
+    Test::More::is_deeply([keys %seen], ['version two, longer'], 'a changed script is compiled again, in every worker');
+}
 1;
