@@ -156,7 +156,8 @@ sub _discard {
     }
     # its private modules load again with it
     delete @INC{ grep { defined $INC{$_} && $s->{libs}{ $INC{$_} } } keys %INC };
-    Symbol::delete_package($s->{package});
+    # (the packages it made: compiled again, its subs are new, not redefined)
+    Symbol::delete_package($_) for $s->{stashes} ? _own_packages($s) : $s->{package};
     delete $s->{code};
 }
 
