@@ -55,8 +55,9 @@ sub to_app {
 sub call {
     my ($self, $env) = @_;
     my $path = $env->{PATH_INFO} // '';
-    # (the server has decoded %2e and %2f already: a segment is what it is)
-    return _error(400) if $path =~ /\0/;
+    # (the server has decoded %2e and %2f already: a segment is what it is;
+    # no file name holds a NUL)
+    return _error(404) if $path =~ /\0/;
     my @segments = grep { length } split m{/}, $path;
     # dotfiles (.htaccess, .git) and . or .. in any place
     return _error(403) if grep { /^\./ } @segments;
@@ -191,7 +192,7 @@ sub _static {
     return [200, ['Content-Type' => $type, 'Content-Length' => $size, @headers], $fh];
 }
 
-my %REASON = (400 => 'Bad Request', 403 => 'Forbidden', 404 => 'Not Found');
+my %REASON = (403 => 'Forbidden', 404 => 'Not Found');
 
 sub _error {
     my ($status) = @_;

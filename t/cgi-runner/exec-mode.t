@@ -52,6 +52,8 @@ put('style.css', "body { color: red }\n");
 put('noindex/readme.txt', "text\n");
 put('.htpasswd', "secret\n");
 symlink '/etc/hostname', "$root/escape.txt" or die;
+symlink '/etc', "$root/etc" or die;
+symlink 'sub', "$root/inner" or die;
 
 my $server;
 sub get {
@@ -104,6 +106,10 @@ for my $mode (qw(exec fork registry perlrun)) {
     is get('/cgi-bin/.htpasswd')->{status}, 403, 'a dotfile: 403';
     is get('/cgi-bin/sub/%2e%2e/env.cgi')->{status}, 403, '.. encoded: 403';
     is get('/cgi-bin/escape.txt')->{status}, 403, 'a symlink out of the root: 403';
+    is get('/cgi-bin/etc/hostname')->{status}, 403, 'a file under a symlinked directory out of the root: 403';
+    is get('/cgi-bin/inner/index.cgi')->{status}, 200, 'a symlink that stays inside the root is followed';
+    is get('/cgi-bin/env.cgi%00.txt')->{status}, 400, 'a NUL in the path: 400 from the server, before any script';
+    is get('/cgi-bin/sub/%252e%252e/env.cgi')->{status}, 404, '.. encoded twice is a name, not a step up: 404';
 
     $r = get('/cgi-bin/style.css');
     is $r->{status}, 200, 'a static file beside the scripts';
@@ -172,4 +178,9 @@ for my $mode (qw(exec fork registry perlrun)) {
     like raw_request($alone, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), qr{^HTTP/1\.1 404 }, 'nothing else is served';
     is $alone->stop, 0, 'TERM: exit 0';
 }
+# the app alone (under another server): a NUL in PATH_INFO is no file
+require Kamado::CGI;
+my $alone_app = Kamado::CGI->new(root => $root)->to_app;
+is $alone_app->({ PATH_INFO => "/env.cgi\0.txt", SCRIPT_NAME => '/cgi-bin', REQUEST_METHOD => 'GET' })->[0], 404,
+    'Kamado::CGI: a NUL in PATH_INFO is 404';
 done_testing;
