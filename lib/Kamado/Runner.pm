@@ -65,6 +65,9 @@ sub cgi_mounts {
     }
     die "kamado: --cgi-mode must be one of @Kamado::CGI::MODES, not '$opt->{cgi_mode}'\n"
         unless grep { $_ eq $opt->{cgi_mode} } @Kamado::CGI::MODES;
+    my @ext = split /,/, $opt->{cgi_ext} // 'cgi,pl';
+    die "kamado: --cgi-ext $opt->{cgi_ext}: a comma list of extensions without dots, such as cgi,pl\n"
+        if !@ext || grep { !/\A[A-Za-z0-9_-]+\z/ } @ext;
     return @mounts;
 }
 
@@ -74,7 +77,7 @@ sub _with_cgi {
     require Plack::App::URLMap;
     my $map = Plack::App::URLMap->new;
     $map->map($_->[0] => Kamado::CGI->new(root => $_->[1], mode => $opt->{cgi_mode}, pass_env => $opt->{cgi_env},
-        timeout => $opt->{cgi_timeout})->to_app)
+        timeout => $opt->{cgi_timeout}, extensions => [split /,/, $opt->{cgi_ext} // 'cgi,pl'])->to_app)
         for @$mounts;
     $map->map('/' => $app) if $app;
     return $map->to_app;

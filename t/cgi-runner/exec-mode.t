@@ -172,10 +172,12 @@ for my $mode (qw(exec fork registry perlrun)) {
     is get('/elsewhere')->{body}, 'the psgi app at /elsewhere', 'beside the PSGI app at /';
     is $server->stop, 0, 'TERM: exit 0';
 
-    my $alone = start_server(no_app => 1, args => ['--cgi-bin', "/legacy=$root", '--cgi-mode', $mode]);
+    my $alone = start_server(no_app => 1, args => ['--cgi-bin', "/legacy=$root", '--cgi-mode', $mode, '--cgi-ext', 'cgi,txt']);
     my $raw = raw_request($alone, "GET /legacy/env.cgi HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     like $raw, qr{^SCRIPT_NAME=/legacy/env\.cgi$}m, '--cgi-bin /PREFIX=DIR, without a PSGI app';
     like raw_request($alone, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), qr{^HTTP/1\.1 404 }, 'nothing else is served';
+    like raw_request($alone, "GET /legacy/noindex/readme.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+        qr{^HTTP/1\.1 500 }, '--cgi-ext cgi,txt: a .txt file is run as a script (this one is no CGI script: 500)';
     is $alone->stop, 0, 'TERM: exit 0';
 }
 # the app alone (under another server): a NUL in PATH_INFO is no file

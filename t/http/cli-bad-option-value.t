@@ -28,6 +28,7 @@ for my $case (
     [['--pool', 'ai', '--listen', '127.0.0.1:0'], qr/--pool 'ai'/],
     [['--cgi-bin', "$dir/no/such", '--listen', '127.0.0.1:0'], qr{--cgi-bin \S+/no/such: '\S+/no/such' is not a directory}],
     [['--cgi-bin', $dir, '--cgi-mode', 'fastest', '--listen', '127.0.0.1:0'], qr/--cgi-mode must be one of fork exec registry perlrun, not 'fastest'/],
+    [['--cgi-bin', $dir, '--cgi-ext', '.cgi', '--listen', '127.0.0.1:0'], qr/--cgi-ext \.cgi: a comma list of extensions without dots/],
     [['--pool', 'ai:ai/', '--listen', '127.0.0.1:0'], qr/--pool 'ai:ai\/'.*start with \//],
     [['--pool', 'ai:/ai/,workers=0', '--listen', '127.0.0.1:0'], qr/--pool .*workers=0/],
     [['--pool', 'ai:/ai/,size=3', '--listen', '127.0.0.1:0'], qr/--pool .*size=3/],
