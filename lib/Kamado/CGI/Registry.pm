@@ -361,6 +361,18 @@ sub _compile {
     print STDERR grep { !(/\AVariable "(.+?)" will not stay shared at \Q$s->{file}\E line \d+\.\n\z/ && $shared{$1}) }
         @warnings;
     $s->{snapshot} = Kamado::CGI::Snapshot->take(_own_packages($s));
+    # the names the script spells main::x (or ::x): under CGI its own
+    no strict 'refs';
+    $s->{main_names} = [grep { /\A[A-Za-z_]\w*\z/ && !$s->{stashes}{$_} } keys %main::];
+    my $own = $s->{package};
+    $s->{autoload} = sub {
+        # (perl sets $AUTOLOAD in the package the sub was compiled in: this one)
+        (my $name = our $AUTOLOAD) =~ s/.*:://;
+        return if $name eq 'DESTROY';
+        goto &{"${own}::$name"} if defined &{"${own}::$name"};
+        my (undef, $file, $line) = caller;
+        die "Undefined subroutine &main::$name called at $file line $line.\n";
+    };
     $s->{code} = $code;
 }
 
@@ -426,6 +438,13 @@ sub _run {
         die "ran for more than $timeout s (--cgi-timeout): stopped\n";
     } if $mine;
     Kamado::request_timer($timeout, $timeout + 2) if $mine;
+    # main:: is the script's own package while it runs (CGI-HAZARDS B3):
+    # what it spells main::x at compile time is its x, and a call of a
+    # main:: sub by name at run time finds its sub
+    my %main = map { $_ => *{"main::$_"} } $s->{main_names}->@*;
+    *{"main::$_"} = *{"$s->{package}::$_"} for keys %main;
+    no warnings 'once';
+    local *main::AUTOLOAD = $s->{autoload};
     my $ok;
     KAMADO_CGI_SCRIPT: {
         $ok = eval { $s->{code}->(); 1 };
@@ -445,6 +464,7 @@ sub _run {
     $s->{snapshot}->add_package($_) for _own_packages($s);
     $s->{snapshot}->restore;
     File::Temp::cleanup() if defined &File::Temp::cleanup;
+    *{"main::$_"} = $main{$_} for keys %main;
     if ($mine) {
         my $spent = Time::HiRes::time() - $started;
         Kamado::request_timer(@server && $server[0] ? (map { $_ - $spent > 0.001 ? $_ - $spent : 0.001 } @server) : (0, 0));
