@@ -280,8 +280,8 @@ library it loaded changes.
 
 What stays different from plain CGI, checked by t/cgi-runner/fixtures.t:
 the output is sent when the script ends, not as it prints (a progress page
-needs fork mode); C<__PACKAGE__> is the script's own package, not C<main>,
-so C<main::> names the worker's; C<caller> is true at the script's top
+needs fork mode); C<__PACKAGE__> is the script's own package, not C<main> (though
+what the script calls C<main::> is its own while it runs); C<caller> is true at the script's top
 level (a C<main() unless caller> guard does not run); C<$^S> is true, so a
 C<__DIE__> handler that checks it (CGI::Carp's fatalsToBrowser) stays
 quiet and the client gets a 500; what happens at compile time happens once
