@@ -58,6 +58,24 @@ our $timed_out;    # the run was stopped by --cgi-timeout
 BEGIN {
     no warnings 'once';
     *CORE::GLOBAL::exit = \&_exit;
+    *CORE::GLOBAL::caller = \&_caller;
+}
+
+# caller, as the script would see it under CGI (CGI-HAZARDS B9): its top
+# level is the main program, not a sub called by the worker, so no frame
+# reaches past the script's wrapper (`main() unless caller` runs main).
+# Code compiled before this (the worker's, Carp) keeps perl's own.
+sub _caller (;$) {
+    my $level = @_ ? $_[0] : 0;
+    my @frame = CORE::caller($level + 1);
+    if ($RUNNING && @frame) {
+        my $wrapper = "$SCRIPT->{package}::__kamado_cgi_script";
+        for my $up (1 .. $level + 1) {
+            return if (CORE::caller($up))[3] eq $wrapper;
+        }
+    }
+    return $frame[0] unless wantarray;
+    return @_ ? @frame : @frame[0 .. 2];
 }
 
 sub _exit (;$) {
@@ -89,6 +107,7 @@ sub _child_exit {
 
 my %compiled;    # script path -> compiled script (registry)
 my %source;      # script path -> its Kamado::CGI::Source, with the stat key
+my %main_names;  # script path -> { name => 1 }: what it calls main::name
 my @WORKER_INC = grep { !ref } @INC;
 # the worker's own DATA (script/kamado's POD) is not the scripts' main::DATA
 close main::DATA if defined fileno main::DATA;
@@ -363,7 +382,11 @@ sub _compile {
     $s->{snapshot} = Kamado::CGI::Snapshot->take(_own_packages($s));
     # the names the script spells main::x (or ::x): under CGI its own
     no strict 'refs';
-    $s->{main_names} = [grep { /\A[A-Za-z_]\w*\z/ && !$s->{stashes}{$_} } keys %main::];
+    # (perl made them while compiling it; a compile again finds them made:
+    # the names are kept per script)
+    my $names = $main_names{ $s->{file} } //= {};
+    $names->{$_} = 1 for grep { /\A[A-Za-z_]\w*\z/ && !$s->{stashes}{$_} } keys %main::;
+    $s->{main_names} = [keys %$names];
     my $own = $s->{package};
     $s->{autoload} = sub {
         # (perl sets $AUTOLOAD in the package the sub was compiled in: this one)
