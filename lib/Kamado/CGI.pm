@@ -280,16 +280,16 @@ library it loaded changes.
 
 What stays different from plain CGI, checked by t/cgi-runner/fixtures.t:
 the output is sent when the script ends, not as it prints (a progress page
-needs fork mode); C<__PACKAGE__> is the script's own package, not C<main> (though
-what the script calls C<main::> is its own while it runs); C<caller> is true at the script's top
-level (a C<main() unless caller> guard does not run); C<$^S> is true, so a
-C<__DIE__> handler that checks it (CGI::Carp's fatalsToBrowser) stays
-quiet and the client gets a 500; what happens at compile time happens once
-per worker: C<BEGIN>, C<use constant X =E<gt> time>, C</o> patterns,
-C<state> variables. A script whose C<#!> line has a switch other than
-C<-w> and C<-l> (C<-T>, C<-C>...), or that another interpreter runs,
-runs in fork mode. C<--cgi-timeout> limits the whole run (no output
-can be watched from inside the worker): see L</TIMEOUT>.
+needs fork mode); C<__PACKAGE__> is the script's own package, not C<main>
+(though what the script calls C<main::> is its own while it runs, and
+C<caller> shows no frame past its top, so C<main() unless caller> runs);
+C<$^S> is true, so a C<__DIE__> handler that checks it (CGI::Carp's
+fatalsToBrowser) stays quiet and the client gets a 500; what happens at
+compile time happens once per worker: C<BEGIN>, C<use constant X =E<gt>
+time>, C</o> patterns, C<state> variables. A script whose C<#!> line has a
+switch other than C<-w> and C<-l> (C<-T>, C<-C>...), or that another
+interpreter runs, runs in fork mode. C<--cgi-timeout> limits the whole run
+(no output can be watched from inside the worker): see L</TIMEOUT>.
 
 =item perlrun
 
