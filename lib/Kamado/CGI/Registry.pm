@@ -37,15 +37,18 @@ use Kamado::CGI::Source;
 #   locale, select, the STDIO handles and the library entries of %INC are
 #   put back, and File::Temp's exit-time files removed;
 # - require/do of a library file compile it into the script's package
-#   (Kamado::CGI::Require).
+#   (Kamado::CGI::Require);
+# - named subs see each run's file-scoped lexicals (share_lexicals, XS),
+#   package variables are put back after each run (Kamado::CGI::Snapshot),
+#   main:: is the script's own while it runs, and caller shows no frame
+#   past the script's top.
 #
-# What stays different from plain CGI in registry mode is documented per
-# hazard in t/cgi/cases.pl and in Kamado::CGI: package globals and
-# file-scoped lexicals captured by named subs persist, compile-time values
-# are frozen, caller() is true at the top of the script, __PACKAGE__ is
-# not main. Scripts that need what only a process of their own gives (a
-# #! switch other than -w and -l, such as -T; another interpreter) run in
-# fork mode instead.
+# What stays different from plain CGI is documented per hazard in
+# t/cgi/cases.pl and in Kamado::CGI: __PACKAGE__ is not main, $^S is true,
+# the output is sent when the script ends, and in registry mode what
+# happens at compile time happens once. Scripts that need what only a
+# process of their own gives (a #! switch other than -w and -l, such as
+# -T; another interpreter) run in fork mode instead.
 
 BEGIN { Kamado::CGI::Require->install }
 
