@@ -338,6 +338,14 @@ my $form = { 'Content-Type' => 'application/x-www-form-urlencoded' };
     { method => 'POST', query => '', body => 'c=3', headers => $form,
       expect => { status => 200, body => "q1=c=3\nq2=c=3\n" } },
   ] },
+{ script => 'd3-exec.cgi', hazard => 'D3', what => 'exec: the program\'s output ends the response; a failed exec returns false',
+  compare => 'exact', registry => 'same',
+  requests => [
+    { method => 'GET', query => 'e=1', expect => { status => 200,
+        body => "before\nexec failed: errno set\nfrom exec: e=1\n", body_unlike => qr/AFTER-EXEC/ } },
+    { method => 'GET', query => 'e=2', expect => { status => 200,
+        body => "before\nexec failed: errno set\nfrom exec: e=2\n" } },
+  ] },
 { script => 'd3-system.cgi', hazard => 'D3', what => 'system() child output goes to the response (fd 1); backticks',
   compare => 'exact', registry => 'same',
   requests => [

@@ -62,6 +62,38 @@ BEGIN {
     no warnings 'once';
     *CORE::GLOBAL::exit = \&_exit;
     *CORE::GLOBAL::caller = \&_caller;
+    *CORE::GLOBAL::exec = \&_exec;
+}
+
+# exec: under CGI the program replaces the script's process, and its
+# output ends the response. In the worker that would replace the worker:
+# the program runs in a child instead, and the script ends when it does,
+# with its status. An exec that fails returns false with $! set, as
+# perl's. (`exec {PROGRAM} LIST` cannot be overridden: it is perl's.)
+sub _exec {
+    return CORE::exec(@_) unless $RUNNING && $$ == $RUNNING;
+    flush_all();
+    pipe(my $failed, my $started) or return 0;    # (closed by the exec: it started)
+    my $pid = fork // return 0;
+    if (!$pid) {
+        close $failed;
+        {
+            no warnings 'exec';    # (said below, at the script's line)
+            CORE::exec(@_);
+        }
+        syswrite $started, $! + 0;
+        POSIX::_exit(127);
+    }
+    close $started;
+    my $errno = do { local $/; <$failed> };
+    waitpid $pid, 0;
+    if (length $errno) {
+        $! = $errno;
+        my (undef, $file, $line) = CORE::caller;
+        warn qq{Can't exec "$_[0]": $! at $file line $line.\n} if $^W || warnings::enabled('exec');
+        return 0;
+    }
+    _exit($? & 127 ? 128 + ($? & 127) : $? >> 8);
 }
 
 # caller, as the script would see it under CGI (CGI-HAZARDS B9): its top
