@@ -288,7 +288,10 @@ fatalsToBrowser) stays quiet and the client gets a 500; what happens at
 compile time happens once per worker: C<BEGIN>, C<use constant X =E<gt>
 time>, C</o> patterns, C<state> variables. A script whose C<#!> line has a
 switch other than C<-w> and C<-l> (C<-T>, C<-C>...), or that another
-interpreter runs, runs in fork mode. C<--cgi-timeout> limits the whole run
+interpreter runs, runs in fork mode. Only C<CORE::exit> and C<POSIX::_exit>
+in the script itself (not in a child it forked) still end the worker, as
+under ModPerl::Registry: the client gets no answer and the server starts
+another worker. C<--cgi-timeout> limits the whole run
 (no output can be watched from inside the worker): see L</TIMEOUT>.
 
 =item perlrun
