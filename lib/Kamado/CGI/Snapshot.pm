@@ -6,7 +6,7 @@ use warnings;
 # The package variables of a script compiled in-process, as they were
 # when it had just compiled (CGI-HAZARDS B2, idea 4.7): under CGI every
 # request starts from that state, since every request is a new process.
-# restore() puts them back before each run: the values BEGIN blocks and
+# restore() puts them back after each run: the values BEGIN blocks and
 # `use` gave them, and empty for variables that appeared later (a
 # library's, or ones made at run time). File handles the run opened are
 # closed (those open when it compiled stay). Subs and formats are not
@@ -28,7 +28,8 @@ sub add_package {
     $self->_scan($package, 0) unless $self->{packages}{$package};
 }
 
-# Puts every variable back: before each run.
+# Puts every variable back: after each run (what the run left in them
+# goes then, as at a process's exit).
 sub restore {
     my ($self) = @_;
     no strict 'refs';
