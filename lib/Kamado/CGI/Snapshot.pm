@@ -58,8 +58,10 @@ sub _scan {
     my $stash = \%{"${package}::"};
     my $p = $self->{packages}{$package} //= { vars => [], seen => {} };
     for my $name (keys %$stash) {
-        next if $p->{seen}{$name}++ || $name =~ /::\z/ || $name eq 'ISA';
+        next if $p->{seen}{$name} || $name =~ /::\z/ || $name eq 'ISA';
+        # (a sub perl keeps as a bare code reference has no variables yet)
         next unless ref \$stash->{$name} eq 'GLOB';
+        $p->{seen}{$name} = 1;
         my $glob = \*{"${package}::$name"};
         my @values = $initial
             ? (_copy(${ *$glob{SCALAR} }), (map { $_ ? _copy($_) : undef } *$glob{ARRAY}, *$glob{HASH}),
