@@ -283,8 +283,10 @@ the output is sent when the script ends, not as it prints (a progress page
 needs fork mode); C<__PACKAGE__> is the script's own package, not C<main>
 (though what the script calls C<main::> is its own while it runs, and
 C<caller> shows no frame past its top, so C<main() unless caller> runs);
-C<$^S> is true, so a C<__DIE__> handler that checks it (CGI::Carp's
-fatalsToBrowser) stays quiet and the client gets a 500; what happens at
+C<$^S> is true (the server runs the app inside an eval), so a
+C<__DIE__> handler of the script's own that checks it stays quiet and
+the client gets a 500 (CGI::Carp's fatalsToBrowser works: it is asked
+whether the script itself is in an eval); what happens at
 compile time happens once per worker: C<BEGIN>, C<use constant X =E<gt>
 time>, C</o> patterns, C<state> variables. A script whose C<#!> line has a
 switch other than C<-w> and C<-l> (C<-T>, C<-C>...), or that another

@@ -143,6 +143,9 @@ sub _child_exit {
 my %compiled;    # script path -> compiled script (registry)
 my %source;      # script path -> its Kamado::CGI::Source, with the stat key
 my %main_names;  # script path -> { name => 1 }: what it calls main::name
+# CGI::Carp's settings as a process that just loaded it has them
+my %CARP = (WRAP => 0, WARN => 0, CUSTOM_MSG => undef, DIE_HANDLER => undef, TO_BROWSER => 1,
+            NO_TIMESTAMP => 0, FULL_PATH => 0, PROGNAME => undef);
 my @WORKER_INC = grep { !ref } @INC;
 # the worker's own DATA (script/kamado's POD) is not the scripts' main::DATA
 close main::DATA if defined fileno main::DATA;
@@ -216,7 +219,7 @@ sub _discard {
 }
 
 # What stays open in a worker from one request to the next: the files
-# that collect a script's output and errors (emptied for each request; a
+# that collect a script's output and errors (see _io; a
 # script's background child must close STDOUT as under CGI, where the
 # server waits for it otherwise), /dev/null for a request without a
 # body, /dev/urandom for srand. Opened once per worker.
@@ -239,17 +242,18 @@ sub _kept {
 sub _io {
     my ($env) = @_;
     my $keep = _kept();
-    # each run writes after the last one's output; emptied now and then
-    my %start;
-    for my $name (qw(out err)) {
-        my $fh = $keep->{$name};
-        seek $fh, 0, 2;
-        if (tell $fh > MAX_KEPT) {
-            truncate $fh, 0;
-            seek $fh, 0, 0;
-        }
-        $start{$name} = tell $fh;
+    # the output starts empty: scripts look at tell(STDOUT) to know whether
+    # they printed a header (CGI::Carp does); the errors are appended to
+    # the last run's, emptied now and then
+    truncate $keep->{out}, 0;
+    seek $keep->{out}, 0, 0;
+    my %start = (out => 0);
+    seek $keep->{err}, 0, 2;
+    if (tell $keep->{err} > MAX_KEPT) {
+        truncate $keep->{err}, 0;
+        seek $keep->{err}, 0, 0;
     }
+    $start{err} = tell $keep->{err};
     my $body = ($env->{CONTENT_LENGTH} // 0) > 0 || defined $env->{HTTP_TRANSFER_ENCODING};
     return { in => $body ? Kamado::CGI::Exec::_stdin($env) : $keep->{null}, out => $keep->{out}, err => $keep->{err},
              out_start => $start{out}, err_start => $start{err} };
@@ -343,8 +347,11 @@ sub _point_std {
         next if defined fileno $std[$n];
         open $std[$n], ($n ? '>&=' : '<&='), $n or die "Can't reopen descriptor $n: $!\n";
     }
-    # (buffered input of another file: not the next's)
+    # (buffered input of another file: not the next's; and perl keeps the
+    # position of an output handle itself: told where the file now is, so
+    # that tell(STDOUT), which CGI::Carp asks, is this file's)
     seek STDIN, 0, 0;
+    seek $_, 0, 1 for \*STDOUT, \*STDERR;
     # a script's binmode: not the worker's nor the next script's
     binmode $_ for $layers ? @std : ();
 }
@@ -365,9 +372,16 @@ sub _compile {
     # script sets while compiling shows; a run's changes do not)
     no warnings 'once';
     local ($CGI::POST_MAX, $CGI::DISABLE_UPLOADS) = (-1, 0) if defined &CGI::initialize_globals;
+    # (CGI::Carp's settings too: fatalsToBrowser is one script's choice)
+    no strict 'refs';
+    my %carp = map { $_ => ${"CGI::Carp::$_"} } defined &CGI::Carp::die ? keys %CARP : ();
+    ${"CGI::Carp::$_"} = $CARP{$_} for keys %carp;
     local %Kamado::CGI::Require::REQUIRED = ();
     my %inc = %INC;
     $s->{stashes} = { map { $_ => 1 } keys %main:: };
+    # built-ins a module overrides while the script compiles (CGI::Carp's
+    # die) are for the code compiled with it, not for other scripts'
+    my %overrides = map { $_ => *{"CORE::GLOBAL::$_"}{CODE} } keys %CORE::GLOBAL::;
     my $format = *main::STDOUT{FORMAT};
     # a script's `package main;` means its own main, as a script without
     # one has: other scripts' main is not its
@@ -389,6 +403,13 @@ sub _compile {
     $SIG{$_} = $changed{$_} for keys %changed;
     $s->{cgi_symbols} = [@CGI::SAVED_SYMBOLS];
     $s->{cgi_settings} = defined &CGI::initialize_globals ? [$CGI::POST_MAX, $CGI::DISABLE_UPLOADS] : [-1, 0];
+    $s->{carp} = { map { $_ => ${"CGI::Carp::$_"} } keys %CARP } if defined &CGI::Carp::die;
+    ${"CGI::Carp::$_"} = $carp{$_} for keys %carp;
+    for my $name (keys %CORE::GLOBAL::) {
+        next if (*{"CORE::GLOBAL::$name"}{CODE} // 0) == ($overrides{$name} // 0);
+        if ($overrides{$name}) { no warnings 'redefine'; *{"CORE::GLOBAL::$name"} = $overrides{$name} }
+        else { delete $CORE::GLOBAL::{$name} }
+    }
     $s->{required} = {%Kamado::CGI::Require::REQUIRED};
     # modules of its own (use lib 'lib'): reloaded when they change
     for my $name (grep { !exists $inc{$_} && defined $INC{$_} && /\.pm\z/ } keys %INC) {
@@ -434,6 +455,17 @@ sub _compile {
     $s->{code} = $code;
 }
 
+# Whether the running script is inside an eval of its own (what $^S says
+# under CGI): an eval frame below the script's wrapper.
+sub _script_in_eval {
+    my $wrapper = "$SCRIPT->{package}::__kamado_cgi_script";
+    for (my $i = 1; my @frame = CORE::caller($i); $i++) {
+        return 0 if $frame[3] eq $wrapper;
+        return 1 if $frame[3] eq '(eval)';
+    }
+    return 1;    # (not below the wrapper: compiling, or not the script's)
+}
+
 # The names of the wrapper's variables that its named subs SUBS use.
 sub _captured {
     my ($subs) = @_;
@@ -473,6 +505,11 @@ sub _run {
         no warnings 'once';
         ($CGI::POST_MAX, $CGI::DISABLE_UPLOADS) = $s->{cgi_settings}->@*;
     }
+    if (defined &CGI::Carp::die) {
+        no strict 'refs';
+        my $carp = $s->{carp} // \%CARP;
+        ${"CGI::Carp::$_"} = $carp->{$_} for keys %CARP;
+    }
     share_lexicals($s->{code}, $s->{subs}->@*);
     # a new page, with the script's formats (perl keeps STDOUT's state)
     my $old = select STDOUT;
@@ -503,6 +540,11 @@ sub _run {
     *{"main::$_"} = *{"$s->{package}::$_"} for keys %main;
     no warnings 'once';
     local *main::AUTOLOAD = $s->{autoload};
+    # $^S is true in the worker (the server calls the app inside an eval),
+    # so CGI::Carp would think every die caught and never show its page
+    # (fatalsToBrowser): it asks whether the script itself is in an eval
+    no warnings 'redefine';
+    local *CGI::Carp::ineval = \&_script_in_eval if defined &CGI::Carp::ineval;
     my $ok;
     KAMADO_CGI_SCRIPT: {
         $ok = eval { $s->{code}->(); 1 };
