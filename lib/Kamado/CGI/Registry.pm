@@ -143,6 +143,7 @@ sub _child_exit {
 my %compiled;    # script path -> compiled script (registry)
 my %source;      # script path -> its Kamado::CGI::Source, with the stat key
 my %main_names;  # script path -> { name => 1 }: what it calls main::name
+my %stashes;     # script path -> { name => 1 }: main::'s names before it first compiled
 # CGI::Carp's settings as a process that just loaded it has them
 my %CARP = (WRAP => 0, WARN => 0, CUSTOM_MSG => undef, DIE_HANDLER => undef, TO_BROWSER => 1,
             NO_TIMESTAMP => 0, FULL_PATH => 0, PROGNAME => undef);
@@ -178,10 +179,13 @@ sub response {
     }
     return Kamado::CGI::Fork->response(%a) if $s->{fork};
     my $io = _io($a{env});
-    _within($s, $io, $a{cgi_env}, sub { _compile($s) }) unless $s->{code};
-    my $compiled = $s->{code} ? 1 : 0;
     local $timed_out = 0;
-    _within($s, $io, $a{cgi_env}, sub { _run($s, $a{timeout}) }) if $compiled;
+    # compiled (if it is not yet) and run in one stay in the script's world
+    _within($s, $io, $a{cgi_env}, sub {
+        _compile($s) unless $s->{code};
+        _run($s, $a{timeout}) if $s->{code};
+    });
+    my $compiled = $s->{code} ? 1 : 0;
     # (what the script wrote to STDERR, perl's errors and warnings among it)
     _log_errors($io->{err}, $io->{err_start}, $file, $a{log});
     $a{log}->("$file: could not be compiled (its errors are above)") unless $compiled;
@@ -377,8 +381,11 @@ sub _compile {
     my %carp = map { $_ => ${"CGI::Carp::$_"} } defined &CGI::Carp::die ? keys %CARP : ();
     ${"CGI::Carp::$_"} = $CARP{$_} for keys %carp;
     local %Kamado::CGI::Require::REQUIRED = ();
+    my $modules = keys %INC;
     my %inc = %INC;
-    $s->{stashes} = { map { $_ => 1 } keys %main:: };
+    # (the worker's own names, taken once per script: perlrun compiles it
+    # again in a main that has not changed)
+    $s->{stashes} = $stashes{ $s->{file} } //= { map { $_ => 1 } keys %main:: };
     # built-ins a module overrides while the script compiles (CGI::Carp's
     # die) are for the code compiled with it, not for other scripts'
     my %overrides = map { $_ => *{"CORE::GLOBAL::$_"}{CODE} } keys %CORE::GLOBAL::;
@@ -412,7 +419,7 @@ sub _compile {
     }
     $s->{required} = {%Kamado::CGI::Require::REQUIRED};
     # modules of its own (use lib 'lib'): reloaded when they change
-    for my $name (grep { !exists $inc{$_} && defined $INC{$_} && /\.pm\z/ } keys %INC) {
+    for my $name (keys %INC == $modules ? () : grep { !exists $inc{$_} && defined $INC{$_} && /\.pm\z/ } keys %INC) {
         my $path = $INC{$name};
         next if grep { index($path, "$_/") == 0 } @WORKER_INC;
         $s->{libs}{$path} = _key($path);
