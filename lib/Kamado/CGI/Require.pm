@@ -6,6 +6,22 @@ package Kamado::CGI::Require;
 # has no lexicals a script could see (CGI-HAZARDS B10).
 sub compile_source { eval shift }
 
+# perl's own require or do of NAME for code in PACKAGE at FILE, LINE: a
+# file without a package line is compiled into the package of the code
+# that asked, as it would be without the override (not into this one),
+# and require's error names that code's line.
+my %perls;
+sub perls {
+    my ($op, $name, $package, $file, $line) = @_;
+    my $code = $perls{"$op $package"} //= eval "package $package; sub { CORE::$op(\$_[0]) }" or die $@;
+    return $code->($name) if $op eq 'do';    # (do does not die: $@ and $! are its answer)
+    my $result = eval { $code->($name) };
+    return $result unless $@;
+    my $error = $@;
+    $error =~ s/ at \(eval \d+\) line 1\.\n\z/ at $file line $line.\n/ unless ref $error;
+    die $error;
+}
+
 use 5.024;
 use strict;
 use warnings;
@@ -77,7 +93,7 @@ sub _resolve {
 }
 
 sub _require {
-    return CORE::require($_[0]) unless _library($_[0]);
+    return perls('require', $_[0], caller) unless _library($_[0]);
     my ($name) = @_;
     my ($package, $file, $line) = caller;
     my $path = _resolve($name) // die "Can't locate $name in \@INC (\@INC contains: @INC) at $file line $line.\n";
@@ -96,7 +112,7 @@ sub _require {
 }
 
 sub _do {
-    return CORE::do($_[0]) unless _library($_[0]);
+    return perls('do', $_[0], caller) unless _library($_[0]);
     my ($name) = @_;
     my $path = _resolve($name);
     if (!defined $path) {
