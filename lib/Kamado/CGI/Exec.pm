@@ -8,6 +8,7 @@ use IO::Select;
 use POSIX ();
 use Time::HiRes ();
 use Kamado::CGI::Output;
+use Kamado::CGI::Source;
 
 # Mode "exec": the script runs as under Apache's mod_cgi, a new perl per
 # request (fork and exec), with real file descriptors: STDIN is the body,
@@ -83,12 +84,8 @@ sub default_signals {
 sub command {
     my ($file) = @_;
     open my $fh, '<', $file or return ($^X, $file);
-    my $first = <$fh> // '';
-    if ($first =~ /^#!\s*(\S+)(.*)/ && $1 !~ /perl/) {
-        return ($file);
-    }
-    my @switches = $first =~ /^#!\s*\S*perl\S*\s+(-\S.*?)\s*$/ ? split(' ', $1) : ();
-    return ($^X, @switches, $file);
+    my ($perl, @switches) = Kamado::CGI::Source::shebang(scalar(<$fh>) // '');
+    return $perl ? ($^X, @switches, $file) : ($file);
 }
 
 sub _stdin {

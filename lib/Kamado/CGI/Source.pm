@@ -19,11 +19,17 @@ sub read {
     open my $fh, '<:raw', $file or die "$file: cannot read: $!\n";
     my $src = do { local $/; <$fh> } // '';
     my ($code, $data, $package) = split_marker($src);
-    my ($first) = $src =~ /\A([^\n]*)/;
-    $first =~ s/\r\z//;
-    my @switches = $first =~ /^#!\s*\S*perl\S*\s+(-\S.*?)\s*$/ ? split(' ', $1) : ();
-    return { code => $code, data => $data, data_package => $package, switches => \@switches,
-             perl => ($first !~ /^#!/ || $first =~ /^#!\s*\S*perl/) ? 1 : 0 };
+    my ($perl, @switches) = shebang($src =~ /\A([^\n]*)/);
+    return { code => $code, data => $data, data_package => $package, switches => \@switches, perl => $perl };
+}
+
+# (whether perl runs it, the switches of its #! line) of a script's first
+# line: no #! line, or an interpreter whose name has "perl" in it, is perl
+sub shebang {
+    my ($first) = @_;
+    my ($interpreter) = $first =~ /^#!\s*(\S+)/;
+    return 0 if defined $interpreter && $interpreter !~ /perl/;
+    return (1, $first =~ /^#!\s*\S*perl\S*\s+(-\S.*?)\s*$/ ? split(' ', $1) : ());
 }
 
 # (code, data, package of DATA) of SOURCE.
