@@ -11,6 +11,7 @@ use Kamado::CGI::Env;
 use Kamado::CGI::Exec;
 use Kamado::CGI::Fork;
 use Kamado::CGI::ModeFile;
+use Kamado::CGI::Source;
 
 # A directory of CGI scripts as a PSGI application: URLs are mapped to
 # files as Apache does (SCRIPT_NAME, PATH_INFO, index scripts); files
@@ -83,7 +84,7 @@ sub call {
         my $real = Cwd::realpath($file) // return _error(404);
         return _error(403) unless index($real, "$self->{root}/") == 0;
     }
-    return $self->_script($env, $file, $info, \@segments) if $self->_is_script($file);
+    return $self->_script($env, $file, $info, \@segments, \@stat) if $self->_is_script($file);
     return _error(404) if length $info;    # no path info after a static file
     return _static($env, $file, \@stat);
 }
@@ -120,10 +121,11 @@ sub _is_script {
 }
 
 sub _script {
-    my ($self, $env, $file, $info, $segments) = @_;
+    my ($self, $env, $file, $info, $segments, $stat) = @_;
     my ($dir, $base) = $file =~ m{\A(.*)/([^/]+)\z};
     my $script = {
         filename  => $file,
+        key       => Kamado::CGI::Source::stat_key(@$stat),    # (a changed script is compiled again)
         dir       => $dir,
         name      => ($env->{SCRIPT_NAME} // '') . join('', map { "/$_" } @$segments),
         path_info => $info,

@@ -10,6 +10,7 @@ use POSIX ();
 use Socket qw(AF_UNIX SOCK_STREAM PF_UNSPEC);
 use Kamado;
 use Kamado::CGI::Exec;
+use Kamado::CGI::Source;
 
 # Mode "fork", the worker side. Each worker keeps, per script, a zygote:
 # a perl started on the script (Kamado::CGI::Zygote) that has compiled it
@@ -51,7 +52,7 @@ sub response {
         my @fds = map { defined $_ ? fileno $_ : undef } @_;
         my $file = $a{script}{filename};
         for my $try (1, 2) {
-            my $z = _zygote($file, $a{script}{dir}, $a{log}) or return undef;
+            my $z = _zygote($file, $a{script}{key}, $a{script}{dir}, $a{log}) or return undef;
             my $pid = _send($z, \@fds, $a{cgi_env});
             return $pid if $pid;
             # it died meanwhile (killed, or its perl exited): once more
@@ -89,11 +90,10 @@ sub _send {
 
 # The live zygote of a script, started (and waited for) if need be.
 sub _zygote {
-    my ($file, $dir, $log) = @_;
-    my $key = _key($file) // return undef;
+    my ($file, $key, $dir, $log) = @_;
     my $z = $zygotes{$file};
     # the script and each of its private libraries as they were compiled
-    if ($z && $z->{key} eq $key && !grep { (_key($_) // '') ne $z->{deps}{$_} } keys $z->{deps}->%*) {
+    if ($z && $z->{key} eq $key && Kamado::CGI::Source::unchanged($z->{deps})) {
         $z->{used} = ++$USE;
         return $z;
     }
@@ -140,15 +140,9 @@ sub _zygote {
         waitpid $pid, 0;
         return undef;
     }
-    $z->{deps} = { map { ($_ => _key($_) // '') } @deps };
+    $z->{deps} = { map { ($_ => Kamado::CGI::Source::file_key($_)) } @deps };
     $z->{used} = ++$USE;
     return $zygotes{$file} = $z;
-}
-
-# what tells a changed file: device, inode, size, mtime
-sub _key {
-    my @st = stat $_[0] or return undef;
-    return join ':', @st[0, 1, 7, 9];
 }
 
 my @retired;    # zygotes told to exit, reaped when they have

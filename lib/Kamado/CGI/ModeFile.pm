@@ -3,6 +3,8 @@ use 5.024;
 use strict;
 use warnings;
 
+use Kamado::CGI::Source;
+
 # Per-directory and per-script modes: a file named .kamado-cgi in any
 # directory of a CGI tree (dotfiles are never served), read again when it
 # changes:
@@ -42,8 +44,11 @@ sub mode_for {
 
 sub _read {
     my ($self, $path) = @_;
-    my @st = stat $path or do { delete $self->{files}{$path}; return undef };
-    my $key = join ':', @st[0, 1, 7, 9];
+    my $key = Kamado::CGI::Source::stat_key(stat $path);
+    if ($key eq '') {
+        delete $self->{files}{$path};
+        return undef;
+    }
     my $cached = $self->{files}{$path};
     return $cached if $cached && $cached->{key} eq $key;
     my $file = { key => $key, scripts => {} };

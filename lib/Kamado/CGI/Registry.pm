@@ -155,13 +155,14 @@ sub response {
     my ($class, %a) = @_;
     my $file = $a{script}{filename};
     my $s = $compiled{$file};
-    if ($s && !_unchanged($s)) {
+    # (the script and every library it loaded as they were compiled)
+    if ($s && ($s->{key} ne $a{script}{key} || !Kamado::CGI::Source::unchanged($s->{libs}))) {
         _discard($s);
         $s = undef;
     }
     if (!$s) {
         # (read once per version of the file: perlrun compiles it per request)
-        my $key = _key($file);
+        my $key = $a{script}{key};
         my $src = $source{$file} && $source{$file}{key} eq $key ? $source{$file} : eval {
             $source{$file} = { Kamado::CGI::Source->read($file)->%*, key => $key };
         } or do {
@@ -191,21 +192,6 @@ sub response {
     $a{log}->("$file: could not be compiled (its errors are above)") unless $compiled;
     _discard($s) if !$compiled || $a{mode} eq 'perlrun';
     return $compiled ? _response($io->{out}, $io->{out_start}, %a) : _error(500);
-}
-
-sub _key {
-    my @s = stat $_[0];
-    return @s ? join(':', @s[0, 1, 7, 9]) : '';
-}
-
-# The script and every library it loaded are as they were compiled.
-sub _unchanged {
-    my ($s) = @_;
-    return 0 if _key($s->{file}) ne $s->{key};
-    for my $lib (keys $s->{libs}->%*) {
-        return 0 if _key($lib) ne $s->{libs}{$lib};
-    }
-    return 1;
 }
 
 sub _discard {
@@ -422,7 +408,7 @@ sub _compile {
     for my $name (keys %INC == $modules ? () : grep { !exists $inc{$_} && defined $INC{$_} && /\.pm\z/ } keys %INC) {
         my $path = $INC{$name};
         next if grep { index($path, "$_/") == 0 } @WORKER_INC;
-        $s->{libs}{$path} = _key($path);
+        $s->{libs}{$path} = Kamado::CGI::Source::file_key($path);
     }
     # `format STDOUT` is main's whatever the package (STDOUT always is):
     # kept as the script's own, selected for each of its runs

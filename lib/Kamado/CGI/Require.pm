@@ -137,7 +137,7 @@ sub _run {
 # The library at PATH compiled into PACKAGE as a sub, or undef ($@).
 sub _compiled {
     my ($package, $path) = @_;
-    my $key = join ':', (stat $path)[0, 1, 7, 9];
+    my $key = Kamado::CGI::Source::file_key($path);
     $SCRIPT->{libs}{$path} = $key;
     my $lib = $compiled{"$package\0$path"};
     return $lib if $lib && $lib->{key} eq $key;

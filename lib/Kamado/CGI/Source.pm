@@ -32,6 +32,17 @@ sub shebang {
     return (1, $first =~ /^#!\s*\S*perl\S*\s+(-\S.*?)\s*$/ ? split(' ', $1) : ());
 }
 
+# What tells a changed file: device, inode, size, mtime ('' when it is
+# gone). stat_key takes a stat list, file_key a path.
+sub stat_key { @_ ? join(':', @_[0, 1, 7, 9]) : '' }
+sub file_key { stat_key(stat $_[0]) }
+
+# Whether every file of { path => key } still has its key.
+sub unchanged {
+    my ($keys) = @_;
+    return !grep { file_key($_) ne $keys->{$_} } keys %$keys;
+}
+
 # (code, data, package of DATA) of SOURCE.
 sub split_marker {
     my ($src) = @_;
