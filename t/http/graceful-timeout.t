@@ -5,27 +5,14 @@ use strict;
 use warnings;
 use lib 't/lib';
 use Test::More;
-use File::Temp qw(tempdir);
 use Time::HiRes ();
-use Kamado::Test qw(start_server);
-use Kamado::Test::HTTP qw(wait_for_file read_until_close);
+use Kamado::Test::HTTP qw(wait_for_file read_until_close stuck_server slurp);
 
-my $dir = tempdir(CLEANUP => 1);
-local $ENV{KT_DIR} = $dir;
-my $server = start_server(workers => 1, args => ['--graceful-timeout', 1], app => <<'APP');
-my $dir = $ENV{KT_DIR};
-sub {
-    open my $fh, '>', "$dir/started" or die;
-    print $fh $$;
-    close $fh;
-    sleep 1 for 1 .. 60;    # stuck, and deaf to the worker's TERM
-    [200, ['Content-Type' => 'text/plain'], ['too late']];
-}
-APP
+my $server = stuck_server(workers => 1, args => ['--graceful-timeout', 1]);
 
 my $c = $server->connect;
 syswrite $c, "GET /stuck HTTP/1.1\r\nHost: x\r\n\r\n";
-ok wait_for_file("$dir/started"), 'the request is in the app';
+ok wait_for_file($server->{started}), 'the request is in the app';
 my $t0 = Time::HiRes::time();
 kill TERM => $server->pid;
 is $server->wait_exit(15), 0, 'the master exits with status 0';
@@ -35,7 +22,7 @@ cmp_ok $took, '<', 5, 'but soon after it, not when the app would have finished (
 my ($got, $how) = read_until_close($c, 5);
 is $got, '', 'the stuck request got no answer';
 ok $how eq 'eof' || $how eq 'reset', "its connection was closed ($how)";
-my $worker = do { open my $fh, '<', "$dir/started" or die; local $/; <$fh> };
+my $worker = slurp($server->{started});
 like $server->log, qr/graceful timeout \(1 s\): killing worker \Q$worker\E$/m, 'the log names the killed worker';
 ok !kill(0, $worker), 'the worker is gone';
 done_testing;

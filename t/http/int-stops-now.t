@@ -5,26 +5,14 @@ use strict;
 use warnings;
 use lib 't/lib';
 use Test::More;
-use File::Temp qw(tempdir);
 use Time::HiRes ();
-use Kamado::Test qw(start_server);
-use Kamado::Test::HTTP qw(wait_for_file read_until_close);
+use Kamado::Test::HTTP qw(wait_for_file read_until_close stuck_server);
 
-my $dir = tempdir(CLEANUP => 1);
-local $ENV{KT_DIR} = $dir;
-my $server = start_server(workers => 2, args => ['--graceful-timeout', 20], app => <<'APP');
-my $dir = $ENV{KT_DIR};
-sub {
-    open my $fh, '>', "$dir/started" or die;
-    close $fh;
-    sleep 1 for 1 .. 30;
-    [200, ['Content-Type' => 'text/plain'], ['too late']];
-}
-APP
+my $server = stuck_server(workers => 2, args => ['--graceful-timeout', 20]);
 
 my $c = $server->connect;
 syswrite $c, "GET /stuck HTTP/1.1\r\nHost: x\r\n\r\n";
-ok wait_for_file("$dir/started"), 'a request is in the app';
+ok wait_for_file($server->{started}), 'a request is in the app';
 my $t0 = Time::HiRes::time();
 kill INT => $server->pid;
 is $server->wait_exit(15), 0, 'the server exits with status 0';

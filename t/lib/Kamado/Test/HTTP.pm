@@ -16,7 +16,7 @@ use Time::HiRes ();
 use Kamado::Test qw(start_server);
 
 our @EXPORT_OK = qw(read_until_close read_until served_ok exchange pump parse_response parse_all wait_for_file
-    slurp hit_server hits rejects_ok REASON);
+    slurp hit_server hits stuck_server rejects_ok REASON);
 
 our %REASON = (
     100 => 'Continue', 200 => 'OK', 204 => 'No Content', 304 => 'Not Modified',
@@ -224,6 +224,27 @@ APP
 }
 
 sub hits { slurp($_[0]{hits}) // '' }
+
+# A server whose app, once a request is in it, writes its worker's pid to
+# the file $server->{started} and then sleeps a minute, deaf to the
+# worker's TERM: for the tests of what stops a stuck request.
+sub stuck_server {
+    my (%opt) = @_;
+    my $dir = File::Temp::tempdir(CLEANUP => 1);
+    local $ENV{KT_STARTED} = "$dir/started";
+    my $server = start_server(%opt, app => <<'APP');
+my $started = $ENV{KT_STARTED};
+sub {
+    open my $fh, '>', $started or die "$started: $!";
+    print $fh $$;
+    close $fh;
+    sleep 1 for 1 .. 60;    # stuck, and deaf to the worker's TERM
+    [200, ['Content-Type' => 'text/plain'], ['too late']];
+}
+APP
+    $server->{started} = "$dir/started";
+    return $server;
+}
 
 # A request that must be served on a hit_server(): 200, and it reached the
 # app. Reads exactly one response, so the connection may stay open.
