@@ -14,6 +14,7 @@
 #include "src/kd_parser.c"
 #include "src/kd_conn.c"
 #include "src/kd_scoreboard.c"
+#include "src/kd_cgi.c"
 #include <sys/prctl.h>
 #include <signal.h>
 #include <time.h>
@@ -889,6 +890,120 @@ PPCODE:
         }
     }
 }
+
+void
+env_enter(HV *cgi)
+CODE:
+{
+    /* %ENV and the C environment of a script's run, from CGI (NAME =>
+     * VALUE), in place of the worker's until env_leave: the same as
+     * `local %ENV = %cgi`, for a tenth of the price. Perl's way sets
+     * each variable with setenv(3) and, leaving, clears the environment
+     * and sets each of the worker's again; here the script gets a hash
+     * of its own (with %ENV's magic: what it sets, deletes or clears
+     * reaches the C environment through perl, as always) and `environ`
+     * an array built in one go. The worker's hash and array are only
+     * put aside. What the script does to `environ` (setenv copies it to
+     * an array of the C library's own, unsetenv and clearenv edit it in
+     * place) never frees ours: the array and its strings are freed at
+     * env_leave, whichever array environ points at by then. */
+    HE *he;
+    size_t n = 0, i = 0;
+    HV *hv;
+    /* (a run that died before its env_leave: the worker's first) */
+    kd_env_leave(aTHX);
+    hv_iterinit(cgi);
+    while (hv_iternext(cgi))
+        n++;
+    /* (perl's my_setenv allocates and frees these with safesysmalloc) */
+    env_swap.strings = (char **)safesysmalloc((n + 1) * sizeof(char *));
+    env_swap.array = (char **)safesysmalloc((n + 1) * sizeof(char *));
+    hv = newHV();
+    hv_magic(hv, NULL, PERL_MAGIC_env);
+    hv_iterinit(cgi);
+    while ((he = hv_iternext(cgi))) {
+        I32 klen;
+        STRLEN vlen;
+        const char *key = hv_iterkey(he, &klen);
+        SV *value = hv_iterval(cgi, he);
+        const char *v;
+        char *entry;
+        if (!SvOK(value))
+            continue;
+        v = SvPV(value, vlen);
+        /* (stored with the key's magic: perl's own %ENV elements carry it) */
+        (void)hv_store(hv, key, klen, newSVpvn(v, vlen), 0);
+        entry = (char *)safesysmalloc(klen + vlen + 2);
+        Copy(key, entry, klen, char);
+        entry[klen] = '=';
+        Copy(v, entry + klen + 1, vlen, char);
+        entry[klen + 1 + vlen] = '\0';
+        env_swap.strings[i] = env_swap.array[i] = entry;
+        i++;
+    }
+    env_swap.strings[i] = env_swap.array[i] = NULL;
+    env_swap.count = i;
+    env_swap.worker_environ = environ;
+    env_swap.worker_hv = GvHV(PL_envgv);
+    GvHV(PL_envgv) = hv;
+    environ = env_swap.array;
+    env_swap.active = 1;
+}
+
+void
+env_leave()
+CODE:
+    /* The worker's %ENV and environment back, as env_enter found them. */
+    kd_env_leave(aTHX);
+
+int
+point_std(int reset_layers, int in_fd, int out_fd, int err_fd)
+CODE:
+{
+    /* Points descriptors 0, 1 and 2 at IN_FD, OUT_FD and ERR_FD (dup2:
+     * STDIN, STDOUT and STDERR stay on those numbers) and makes perl's
+     * handles on them fit: STDIN's buffered input, of another file,
+     * dropped; STDOUT's and STDERR's position read again (perl keeps it:
+     * tell(STDOUT), which CGI::Carp asks, must be this file's); with
+     * RESET_LAYERS, a script's binmode undone. Returns a bit for each of
+     * the three that the script closed: Kamado::CGI::Registry opens it
+     * again on its descriptor. */
+    int fds[3];
+    GV *gvs[3];
+    int n;
+    RETVAL = 0;
+    fds[0] = in_fd; fds[1] = out_fd; fds[2] = err_fd;
+    gvs[0] = PL_stdingv;
+    gvs[1] = gv_fetchpvs("main::STDOUT", GV_ADD, SVt_PVIO);
+    gvs[2] = PL_stderrgv;
+    for (n = 0; n < 3; n++) {
+        IO *io;
+        PerlIO *f;
+        if (dup2(fds[n], n) < 0)
+            croak("Can't dup2 to descriptor %d: %s", n, Strerror(errno));
+        io = gvs[n] ? GvIO(gvs[n]) : NULL;
+        f = io ? IoIFP(io) : NULL;
+        if (!f || PerlIO_fileno(f) < 0) {
+            RETVAL |= 1 << n;
+            continue;
+        }
+        if (n == 0) {
+            (void)PerlIO_seek(f, 0, SEEK_SET);
+            /* (as perl's seek: $. and the "<FH> line N" of warnings are
+             * STDIN's, not those of the file the worker read last) */
+            PL_last_in_gv = gvs[0];
+        }
+        else
+            (void)PerlIO_seek(IoOFP(io) ? IoOFP(io) : f, 0, SEEK_CUR);
+        if (reset_layers) {
+            (void)PerlIO_binmode(aTHX_ f, IoTYPE(io), O_BINARY, NULL);
+            if (IoOFP(io) && IoOFP(io) != f)
+                (void)PerlIO_binmode(aTHX_ IoOFP(io), IoTYPE(io), O_BINARY, NULL);
+        }
+    }
+}
+OUTPUT:
+    RETVAL
 
 void
 flush_all()
