@@ -957,51 +957,42 @@ CODE:
     kd_env_leave(aTHX);
 
 int
-point_std(int reset_layers, int in_fd, int out_fd, int err_fd)
+stdio_enter(int in_fd, int out_fd, int err_fd)
 CODE:
-{
-    /* Points descriptors 0, 1 and 2 at IN_FD, OUT_FD and ERR_FD (dup2:
-     * STDIN, STDOUT and STDERR stay on those numbers) and makes perl's
-     * handles on them fit: STDIN's buffered input, of another file,
-     * dropped; STDOUT's and STDERR's position read again (perl keeps it:
-     * tell(STDOUT), which CGI::Carp asks, must be this file's); with
-     * RESET_LAYERS, a script's binmode undone. Returns a bit for each of
-     * the three that the script closed: Kamado::CGI::Registry opens it
-     * again on its descriptor. */
-    int fds[3];
-    GV *gvs[3];
-    int n;
-    RETVAL = 0;
-    fds[0] = in_fd; fds[1] = out_fd; fds[2] = err_fd;
-    gvs[0] = PL_stdingv;
-    gvs[1] = gv_fetchpvs("main::STDOUT", GV_ADD, SVt_PVIO);
-    gvs[2] = PL_stderrgv;
-    for (n = 0; n < 3; n++) {
-        IO *io;
-        PerlIO *f;
-        if (dup2(fds[n], n) < 0)
-            croak("Can't dup2 to descriptor %d: %s", n, Strerror(errno));
-        io = gvs[n] ? GvIO(gvs[n]) : NULL;
-        f = io ? IoIFP(io) : NULL;
-        if (!f || PerlIO_fileno(f) < 0) {
-            RETVAL |= 1 << n;
-            continue;
-        }
-        if (n == 0) {
-            (void)PerlIO_seek(f, 0, SEEK_SET);
-            /* (as perl's seek: $. and the "<FH> line N" of warnings are
-             * STDIN's, not those of the file the worker read last) */
-            PL_last_in_gv = gvs[0];
-        }
-        else
-            (void)PerlIO_seek(IoOFP(io) ? IoOFP(io) : f, 0, SEEK_CUR);
-        if (reset_layers) {
-            (void)PerlIO_binmode(aTHX_ f, IoTYPE(io), O_BINARY, NULL);
-            if (IoOFP(io) && IoOFP(io) != f)
-                (void)PerlIO_binmode(aTHX_ IoOFP(io), IoTYPE(io), O_BINARY, NULL);
-        }
-    }
-}
+    /* Descriptors 0, 1 and 2 for a run: IN_FD, OUT_FD, ERR_FD (the
+     * worker's own put aside until stdio_leave). Returns a bit for each
+     * of STDIN, STDOUT, STDERR that is closed (see kd_point_std). */
+    RETVAL = kd_stdio_enter(aTHX_ in_fd, out_fd, err_fd);
+OUTPUT:
+    RETVAL
+
+int
+stdio_leave()
+CODE:
+    /* The worker's descriptors 0, 1 and 2 back, with its $| on STDOUT;
+     * the layers a script pushed on the handles popped. Returns the bits
+     * of the handles the script closed. */
+    RETVAL = kd_stdio_leave(aTHX);
+OUTPUT:
+    RETVAL
+
+IV
+output_begin(int out_fd, int err_fd, IV max_err)
+CODE:
+    /* The files collecting a run's output and errors, made ready: the
+     * output empty (scripts look at tell(STDOUT)), the errors appended
+     * to what earlier runs left (emptied past MAX_ERR bytes). Returns
+     * where this run's errors start. */
+    RETVAL = kd_output_begin(out_fd, err_fd, max_err);
+OUTPUT:
+    RETVAL
+
+SV *
+read_from(int fd, IV offset)
+CODE:
+    /* What file FD holds from OFFSET to its end (pread: the descriptor's
+     * position, shared with the script's STDOUT or STDERR, stays). */
+    RETVAL = kd_read_from(aTHX_ fd, (off_t)offset);
 OUTPUT:
     RETVAL
 

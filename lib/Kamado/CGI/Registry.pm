@@ -191,7 +191,7 @@ sub response {
     _log_errors($io->{err}, $io->{err_start}, $file, $a{log});
     $a{log}->("$file: could not be compiled (its errors are above)") unless $compiled;
     _discard($s) if !$compiled || $a{mode} eq 'perlrun';
-    return $compiled ? _response($io->{out}, $io->{out_start}, %a) : _error(500);
+    return $compiled ? _response($io->{out}, %a) : _error(500);
 }
 
 sub _discard {
@@ -219,10 +219,14 @@ use constant MAX_KEPT => 1 << 20;
 sub _kept {
     if (($worker // 0) != $$) {
         $worker = $$;
+        # (in memory where there is a tmpfs: emptied every request, a
+        # file on disk costs a journal entry each time)
+        local $ENV{TMPDIR} = '/dev/shm' if -d '/dev/shm' && -w _;
         open $keep{out}, '+>', undef or die "Can't make a temporary file: $!\n";
         open $keep{err}, '+>', undef or die "Can't make a temporary file: $!\n";
         open $keep{null}, '<', '/dev/null' or die "Can't open /dev/null: $!\n";
         open $keep{random}, '<:raw', '/dev/urandom' or die "Can't open /dev/urandom: $!\n";
+        $keep{seeds} = '';
         $keep{cwd} = Cwd::getcwd();
     }
     return \%keep;
@@ -232,21 +236,9 @@ sub _kept {
 sub _io {
     my ($env) = @_;
     my $keep = _kept();
-    # the output starts empty: scripts look at tell(STDOUT) to know whether
-    # they printed a header (CGI::Carp does); the errors are appended to
-    # the last run's, emptied now and then
-    truncate $keep->{out}, 0;
-    seek $keep->{out}, 0, 0;
-    my %start = (out => 0);
-    seek $keep->{err}, 0, 2;
-    if (tell $keep->{err} > MAX_KEPT) {
-        truncate $keep->{err}, 0;
-        seek $keep->{err}, 0, 0;
-    }
-    $start{err} = tell $keep->{err};
     my $body = ($env->{CONTENT_LENGTH} // 0) > 0 || defined $env->{HTTP_TRANSFER_ENCODING};
     return { in => $body ? Kamado::CGI::Exec::_stdin($env) : $keep->{null}, out => $keep->{out}, err => $keep->{err},
-             out_start => $start{out}, err_start => $start{err} };
+             err_start => output_begin(fileno $keep->{out}, fileno $keep->{err}, MAX_KEPT) };
 }
 
 # Runs CODE as the script would run under CGI: in its directory, with
@@ -260,7 +252,7 @@ sub _within {
     my $umask = umask;
     my $selected = select;
     my $tz = $ENV{TZ};
-    my @saved = _stdio($io->{in}, $io->{out}, $io->{err});
+    _reopen_std(stdio_enter(map { fileno $_ } @$io{qw(in out err)}));
     {
         # (local %ENV = %$cgi_env, in XS: a tenth of the price)
         env_enter($cgi_env);
@@ -293,7 +285,7 @@ sub _within {
         delete @INC{@Kamado::CGI::Require::INC_ADDED};
         env_leave();
     }
-    _restore_stdio(@saved);
+    _reopen_std(stdio_leave());
     select $selected;
     chdir $keep->{cwd};
     umask $umask;
@@ -303,40 +295,14 @@ sub _within {
     $SIG{$_} = $changed{$_} for keys %changed;
 }
 
-# Points descriptors 0, 1 and 2 at the given handles (dup2: perl's
-# STDIN, STDOUT and STDERR stay on those numbers), without the layers, $|
-# or buffered input another run left; returns what they were.
-sub _stdio {
-    my @to = @_;
-    flush_all();
-    my @saved = map { POSIX::dup($_) // die "Can't dup descriptor $_: $!\n" } 0 .. 2;
-    my $selected = select STDOUT;
-    my $autoflush = $|;
-    $| = 0;
-    select $selected;
-    _point_std(0, map { fileno $_ } @to);
-    return (@saved, $autoflush);
-}
-
-# (what the script did to them, closing them included, does not matter)
-sub _restore_stdio {
-    my ($in, $out, $err, $autoflush) = @_;
-    # the script's last output, as perl would flush it at exit
-    flush_all();
-    _point_std(1, $in, $out, $err);
-    POSIX::close($_) for $in, $out, $err;
-    my $selected = select STDOUT;
-    $| = $autoflush;
-    select $selected;
-}
-
-sub _point_std {
-    my ($layers, @fds) = @_;
-    # (dup2 and the handles' buffers and layers in XS: point_std)
-    my $closed = point_std($layers, @fds) or return;
+# (the descriptors and perl's handles on them are swapped in XS:
+# stdio_enter, stdio_leave) A handle the script closed is opened again on
+# its descriptor; CLOSED has a bit for each of STDIN, STDOUT, STDERR.
+sub _reopen_std {
+    my ($closed) = @_;
+    return unless $closed;
     my @std = (\*STDIN, \*STDOUT, \*STDERR);
     for my $n (grep { $closed & 1 << $_ } 0 .. 2) {
-        # a handle the script closed is opened again on its descriptor
         open $std[$n], ($n ? '>&=' : '<&='), $n or die "Can't reopen descriptor $n: $!\n";
     }
 }
@@ -484,8 +450,9 @@ sub _end_blocks {
 sub _run {
     my ($s, $timeout) = @_;
     # a seed of its own, as a new perl takes one
-    sysread _kept()->{random}, my $seed, 4;
-    srand(unpack 'L', $seed);
+    my $keep = _kept();
+    sysread $keep->{random}, $keep->{seeds}, 4096 unless length $keep->{seeds};
+    srand(unpack 'L', substr $keep->{seeds}, 0, 4, '');
     FindBin::again() if defined &FindBin::again;
     if (defined &CGI::initialize_globals) {
         CGI::initialize_globals();
@@ -561,18 +528,13 @@ sub _run {
 
 sub _log_errors {
     my ($err, $start, $file, $log) = @_;
-    seek $err, $start, 0;
-    local $/ = "\n";
-    while (my $line = <$err>) {
-        chomp $line;
-        $log->("$file: $line");
-    }
+    my $bytes = read_from(fileno $err, $start);
+    $log->("$file: $_") for split /\n/, $bytes;
 }
 
 sub _response {
-    my ($out, $start, %a) = @_;
-    seek $out, $start, 0;
-    my $bytes = do { local $/; <$out> } // '';
+    my ($out, %a) = @_;
+    my $bytes = read_from(fileno $out, 0);
     my $parser = Kamado::CGI::Output->new;
     my $head = ($a{script}{nph} ? Kamado::CGI::Exec::_nph($bytes, $parser) : $parser->feed($bytes));
     # stopped before its head was complete: Apache's answer to a timeout
