@@ -21,6 +21,8 @@ use Kamado::CGI::Source;
 #   Kamado::CGI->new(root => 'cgi-bin')->to_app
 
 our @MODES = qw(fork exec registry perlrun);
+# scripts whose unchanging CGI variables are kept (past it, made again)
+use constant MAX_STATIC_ENV => 1000;
 my %RUNNER = (exec => 'Kamado::CGI::Exec', fork => 'Kamado::CGI::Fork',
     registry => 'Kamado::CGI::Registry', perlrun => 'Kamado::CGI::Registry');
 
@@ -132,9 +134,15 @@ sub _script {
         nph       => $base =~ /^nph-/ ? 1 : 0,
     };
     # (as Apache's ScriptAlias /cgi-bin/ /dir/: both with their slash)
-    my $cgi_env = Kamado::CGI::Env->for($env, script => $script, document_root => $self->{document_root},
+    my %env_args = (script => $script, document_root => $self->{document_root},
         context_prefix => ($env->{SCRIPT_NAME} // '') . '/', context_root => "$self->{root}/",
         pass => $self->{pass_env});
+    # (what is the same for every request to the script, made once)
+    my $static = $self->{static_env}{"$env_args{context_prefix}\0$file"} //= do {
+        %{ $self->{static_env} } = () if keys %{ $self->{static_env} } >= MAX_STATIC_ENV;
+        Kamado::CGI::Env->static(%env_args);
+    };
+    my $cgi_env = Kamado::CGI::Env->for($env, %env_args, static => $static);
     my ($mode, $error) = $self->{mode_files}->mode_for($dir, $base);
     if ($error) {
         $self->{log}->($error);
