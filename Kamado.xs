@@ -1003,9 +1003,76 @@ CODE:
      * are swapped in and out (IO::Handle's flush per handle costs more) */
     PerlIO_flush((PerlIO *)NULL);
 
+MODULE = Kamado    PACKAGE = Kamado::CGI::Exec
+
+PROTOTYPES: DISABLE
+
+void
+collect(int out_fd, int err_fd, double hold, UV max)
+PPCODE:
+{
+    /* (output, errors, output still open, errors still open): what a
+     * script wrote to its pipes until its output ended, for at most HOLD
+     * seconds, up to about MAX bytes of output (Kamado::CGI::Exec). */
+    SV *out = sv_2mortal(newSVpvs(""));
+    SV *err = sv_2mortal(newSVpvs(""));
+    int out_open, err_open;
+    kd_collect(aTHX_ out_fd, err_fd, hold, (STRLEN)max, out, err, &out_open, &err_open);
+    EXTEND(SP, 4);
+    PUSHs(out);
+    PUSHs(err);
+    mPUSHi(out_open);
+    mPUSHi(err_open);
+}
+
+MODULE = Kamado    PACKAGE = Kamado::CGI::Fork
+
+PROTOTYPES: DISABLE
+
+int
+send_with_fds(int sock, SV *payload, ...)
+CODE:
+{
+    /* One message to a zygote (Kamado::CGI::Fork): PAYLOAD and the
+     * descriptors that follow it. True, or false with $! set. */
+    int fds[KD_MAX_PASS], n;
+    STRLEN len;
+    const char *p = SvPVbyte(payload, len);
+    if (items - 2 > KD_MAX_PASS)
+        croak("send_with_fds: at most %d descriptors", KD_MAX_PASS);
+    for (n = 0; n < items - 2; n++)
+        fds[n] = (int)SvIV(ST(n + 2));
+    RETVAL = kd_send_with_fds(sock, p, len, fds, n);
+    if (!RETVAL)
+        SETERRNO(errno, 0);
+}
+OUTPUT:
+    RETVAL
+
 MODULE = Kamado    PACKAGE = Kamado::CGI::Zygote
 
 PROTOTYPES: DISABLE
+
+void
+recv_with_fds(int sock)
+PPCODE:
+{
+    /* One message sent by send_with_fds: (payload, descriptors...), or
+     * nothing at the end of the stream or on an error (Kamado::CGI::Zygote). */
+    int fds[KD_MAX_PASS], n, i;
+    SV *payload = sv_2mortal(newSVpvs(""));
+    n = kd_recv_with_fds(aTHX_ sock, payload, fds);
+    if (n < 0)
+        XSRETURN_EMPTY;
+    /* (read from outside, as sysread's: under -T the environment made
+     * of it is tainted, as a CGI process's is) */
+    if (TAINTING_get)
+        SvTAINTED_on(payload);
+    EXTEND(SP, n + 1);
+    PUSHs(payload);
+    for (i = 0; i < n; i++)
+        mPUSHi(fds[i]);
+}
 
 void
 _exit_if_quiet(int status)

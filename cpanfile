@@ -3,7 +3,6 @@ requires 'Plack', '1.0';
 requires 'Stream::Buffered', '0.02';
 requires 'Server::Starter', '0.30';
 requires 'HTTP::Date';
-requires 'IO::FDPass';    # the CGI runner's fork mode
 
 on configure => sub {
     requires 'ExtUtils::MakeMaker', '6.64';

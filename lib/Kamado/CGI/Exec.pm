@@ -7,6 +7,7 @@ use File::Temp ();
 use IO::Select;
 use POSIX ();
 use Time::HiRes ();
+use Kamado ();
 use Kamado::CGI::Output;
 use Kamado::CGI::Source;
 
@@ -110,9 +111,9 @@ sub _stdin {
 # client from the output.
 sub _relay {
     my ($pid, $out, $err, $respond, %a) = @_;
-    my $select = IO::Select->new($out, $err);
     my $parser = Kamado::CGI::Output->new;
-    my ($writer, $done, $err_buf, $held) = (undef, 0, '');
+    my ($writer, $done, $err_buf, $held, $select) = (undef, 0, '');
+    my @open = ($out, $err);
     my $log = sub { $a{log}->("$a{script}{filename}: $_[0]") };
     my $start = sub {
         my ($head) = @_;
@@ -136,9 +137,55 @@ sub _relay {
         $writer->write($held->{rest}) if length $held->{rest};
         undef $held;
     };
+    # what a pipe gave: bytes, or '' at its end
+    my $take = sub {
+        my ($fh, $buf) = @_;
+        if (!length $buf) {
+            @open = grep { $_ != $fh } @open;
+            $select->remove($fh) if $select;
+            close $fh;
+            if ($held && $fh == $out) {
+                # the whole output, held: one response, with its length
+                $respond->([$held->{status}, $held->{headers}, [$held->{rest}]]);
+                undef $held;
+                $done = 1;
+            }
+            return;
+        }
+        if ($fh == $err) {
+            $err_buf .= $buf;
+            $log->($1) while $err_buf =~ s/\A([^\n]*)\n//;
+            return;
+        }
+        return if $done;
+        if ($held) {
+            $held->{rest} .= $buf;
+            $stream->() if length $held->{rest} > MAX_HOLD;
+            return;
+        }
+        if ($writer) {
+            # a client that went away: stop the script, as Apache does
+            eval { $writer->write($buf); 1 } or do { kill TERM => $pid; $done = 1 };
+            return;
+        }
+        my $head = $a{script}{nph} ? _nph($buf, $parser) : $parser->feed($buf);
+        $start->($head) if $head;
+    };
+    # Most scripts are done within HOLD: what they wrote and the end of
+    # their output come in one call (collect, XS: poll and read), and the
+    # loop below, for the others, does not start.
+    my $began = Time::HiRes::time();
+    my ($bytes, $errors, $out_open, $err_open) = collect(fileno $out, fileno $err, HOLD, MAX_HOLD);
+    $take->($err, $errors) if length $errors;
+    $take->($out, $bytes) if length $bytes;
+    # (the hold counts from the start: collect has waited already)
+    $held->{until} = $began + HOLD if $held;
+    $take->($out, '') unless $out_open;
+    $take->($err, '') unless $err_open;
+    $select = IO::Select->new(@open) if @open;
     my $timeout = $a{timeout} || undef;
     my ($last, $stops) = (Time::HiRes::time(), 0);
-    while ($select->count) {
+    while (@open) {
         my $left = defined $timeout ? $last + $timeout - Time::HiRes::time() : undef;
         if ($held) {
             my $hold = $held->{until} - Time::HiRes::time();
@@ -168,35 +215,7 @@ sub _relay {
         }
         for my $fh (@ready) {
             my $n = sysread $fh, my $buf, READ_SIZE;
-            if (!$n) {
-                $select->remove($fh);
-                close $fh;
-                if ($held && $fh == $out) {
-                    # the whole output, held: one response, with its length
-                    $respond->([$held->{status}, $held->{headers}, [$held->{rest}]]);
-                    undef $held;
-                    $done = 1;
-                }
-                next;
-            }
-            if ($fh == $err) {
-                $err_buf .= $buf;
-                $log->($1) while $err_buf =~ s/\A([^\n]*)\n//;
-                next;
-            }
-            next if $done;
-            if ($held) {
-                $held->{rest} .= $buf;
-                $stream->() if length $held->{rest} > MAX_HOLD;
-                next;
-            }
-            if ($writer) {
-                # a client that went away: stop the script, as Apache does
-                eval { $writer->write($buf); 1 } or do { kill TERM => $pid; $done = 1 };
-                next;
-            }
-            my $head = $a{script}{nph} ? _nph($buf, $parser) : $parser->feed($buf);
-            $start->($head) if $head;
+            $take->($fh, $n ? $buf : '');
         }
     }
     $log->($err_buf) if length $err_buf;

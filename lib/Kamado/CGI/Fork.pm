@@ -5,7 +5,6 @@ use warnings;
 
 use Fcntl ();
 use File::Basename ();
-use IO::FDPass;
 use POSIX ();
 use Socket qw(AF_UNIX SOCK_STREAM PF_UNSPEC);
 use Kamado;
@@ -62,24 +61,15 @@ sub response {
     });
 }
 
-# One request to the zygote: STDOUT and STDERR, the environment, then the
-# body if there is one (Kamado::CGI::Zygote::_serve reads them in that
-# order); its answer is the pid of the child that runs the script.
+# One request to the zygote, in one message (send_with_fds, XS): the
+# environment, with STDOUT, STDERR and the body's descriptor if there is
+# one (Kamado::CGI::Zygote::_serve reads it); its answer is the pid of the
+# child that runs the script.
 sub _send {
     my ($z, $fds, $env) = @_;
     my ($stdin, @out) = @$fds;
-    # (the server ignores SIGPIPE already: setting it twice a request is
-    # six syscalls)
-    local $SIG{PIPE} = 'IGNORE' if ($SIG{PIPE} // '') ne 'IGNORE';
-    my $fd = fileno $z->{sock};
-    for my $out (@out) {
-        IO::FDPass::send($fd, $out) or return undef;
-    }
-    my $payload = join "\0", %$env;
-    syswrite($z->{sock}, pack('NC', length $payload, defined $stdin) . $payload) or return undef;
-    if (defined $stdin) {
-        IO::FDPass::send($fd, $stdin) or return undef;
-    }
+    # (NAME, VALUE, ... joined by NULs: no NUL is in an environment)
+    send_with_fds(fileno $z->{sock}, join("\0", %$env), @out, $stdin // ()) or return undef;
     # "pid\n", in one read but for a short one
     my $line = '';
     while ($line !~ /\n\z/) {

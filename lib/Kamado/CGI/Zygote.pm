@@ -3,7 +3,6 @@ use 5.024;
 use strict;
 use warnings;
 
-use IO::FDPass;
 use POSIX ();
 
 # Mode "fork", the process side: loaded with -M by a perl that runs a CGI
@@ -44,9 +43,10 @@ END { _exit_if_quiet($?) if $child && $quiet_exit }
 
 sub _serve {
     open my $sock, '+<&=', $socket_fd or die "Kamado::CGI::Zygote: fd $socket_fd: $!\n";
-    # its XS (_exit_if_quiet), loaded once the script is compiled: its
-    # compile sees no more than before (without it, perl's usual exit)
-    $quiet_exit = eval { require Kamado; 1 };
+    # its XS (recv_with_fds, _exit_if_quiet), loaded once the script is
+    # compiled: its compile sees no more than before
+    require Kamado;
+    $quiet_exit = 1;
     # STDIN of a request without a body: opened once, dup2'd by each child
     # (the worker sends a descriptor only for a body)
     open my $null, '<', '/dev/null' or die "Kamado::CGI::Zygote: /dev/null: $!\n";
@@ -60,15 +60,11 @@ sub _serve {
     # that the worker compiles it again when one of them changes
     syswrite $sock, join("\t", 'ready', _private_files()) . "\n";
     while (1) {
-        # a request: STDOUT and STDERR, the environment (with whether a
-        # body follows), then the body's descriptor if there is one
-        my @fds = map { IO::FDPass::recv($socket_fd) } 1 .. 2;
-        last if grep { $_ < 0 } @fds;
-        my ($env, $body) = _read_env($sock) or last;
-        if ($body) {
-            push @fds, IO::FDPass::recv($socket_fd);
-            last if $fds[2] < 0;
-        }
+        # a request, in one message (Kamado::CGI::Fork::_send): the
+        # environment, STDOUT, STDERR, and the body if there is one
+        my ($env, @fds) = recv_with_fds($socket_fd) or last;
+        last if @fds < 2;
+        my $body = @fds > 2;
         my $pid = fork;
         if (!defined $pid) {
             POSIX::close($_) for @fds;
@@ -115,26 +111,6 @@ sub _private_files {
         push @files, $path if -f $path;
     }
     return @files;
-}
-
-# The environment: a 5-byte head (its length, whether a body follows)
-# then NAME\0VALUE\0...; read to the byte, never beyond: a descriptor may
-# follow, and a read running into it would lose it. (env string, body?)
-sub _read_env {
-    my ($sock) = @_;
-    my $head = _read_exactly($sock, 5) // return;
-    my ($want, $body) = unpack 'NC', $head;
-    my $env = _read_exactly($sock, $want) // return;
-    return ($env, $body);
-}
-
-sub _read_exactly {
-    my ($sock, $want) = @_;
-    my $buf = '';
-    while (length $buf < $want) {
-        sysread($sock, $buf, $want - length $buf, length $buf) or return undef;
-    }
-    return $buf;
 }
 
 # DATA handles (of main, or of the package before __DATA__) share their
