@@ -1075,6 +1075,40 @@ PPCODE:
 }
 
 void
+_close_fds(...)
+CODE:
+{
+    /* (the zygote loads no POSIX: its 2 MB are copied and scanned by
+     * every fork) */
+    int i;
+    for (i = 0; i < items; i++)
+        close((int)SvIV(ST(i)));
+}
+
+void
+_become_child(int in_fd, int out_fd, int err_fd)
+CODE:
+{
+    /* In a forked child: the CGI process, leading a process group (a
+     * stop reaches what it starts too), with IN_FD, OUT_FD and ERR_FD as
+     * its descriptors 0, 1 and 2. */
+    int fds[3], n;
+    fds[0] = in_fd; fds[1] = out_fd; fds[2] = err_fd;
+    (void)setpgid(0, 0);
+    for (n = 0; n < 3; n++)
+        if (fds[n] != n && dup2(fds[n], n) < 0)
+            _exit(126);
+    for (n = 0; n < 3; n++)
+        if (fds[n] > 2 && (n == 0 || fds[n] != fds[n - 1]))
+            close(fds[n]);
+}
+
+void
+_exit_now(int status)
+CODE:
+    _exit(status);
+
+void
 _exit_if_quiet(int status)
 CODE:
 {

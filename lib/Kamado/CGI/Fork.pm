@@ -5,6 +5,7 @@ use warnings;
 
 use Fcntl ();
 use File::Basename ();
+use File::Spec ();
 use POSIX ();
 use Socket qw(AF_UNIX SOCK_STREAM PF_UNSPEC);
 use Kamado;
@@ -123,16 +124,34 @@ sub _zygote {
     while ($ready !~ /\n/ && select(my $r = $rin, undef, undef, READY_TIMEOUT)) {
         sysread($mine, $ready, 64, length $ready) or last;
     }
-    my ($word, @deps) = split /\t/, $ready =~ s/\n\z//r;
+    my ($word, @inc) = split /\t/, $ready =~ s/\n\z//r;
     if (($word // '') ne 'ready' || $ready !~ /\n\z/) {
         $log->("$file: could not be compiled (its errors are above)");
         kill KILL => $pid;
         waitpid $pid, 0;
         return undef;
     }
-    $z->{deps} = { map { ($_ => Kamado::CGI::Source::file_key($_)) } @deps };
+    $z->{deps} = { map { ($_ => Kamado::CGI::Source::file_key($_)) } _private_files($dir, @inc) };
     $z->{used} = ++$USE;
     return $zygotes{$file} = $z;
+}
+
+# Of the files a zygote loaded (its %INC as NAME=PATH, PATH relative to
+# the script's directory DIR), those that are the script's own: what it
+# required or did that is not a module from @INC (./lib.pl, cgi-lib.pl
+# beside it, its lib/ directory), for reload.
+sub _private_files {
+    my ($dir, @inc) = @_;
+    my @files;
+    for (sort @inc) {
+        my ($key, $path) = split /=/, $_, 2;
+        next unless defined $path && length $path;
+        $path = File::Spec->rel2abs($path, $dir);
+        next if $key =~ /\.pm\z/ && index($path, "$dir/") != 0;    # a module from @INC
+        next if $key =~ m{\AKamado/};
+        push @files, $path if -f $path;
+    }
+    return @files;
 }
 
 my @retired;    # zygotes told to exit, reaped when they have

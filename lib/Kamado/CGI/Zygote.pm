@@ -3,7 +3,6 @@ use 5.024;
 use strict;
 use warnings;
 
-use POSIX ();
 
 # Mode "fork", the process side: loaded with -M by a perl that runs a CGI
 # script as its main program,
@@ -56,9 +55,11 @@ sub _serve {
     # is undone: a handler the script set in a BEGIN block stays, as under
     # CGI, and resetting all of %SIG cost ~270 syscalls a request)
     local $SIG{CHLD} = 'IGNORE';
-    # compiled: say so, with the private libraries the script loaded, so
-    # that the worker compiles it again when one of them changes
-    syswrite $sock, join("\t", 'ready', _private_files()) . "\n";
+    # compiled: say so, with the files the script loaded, so that the
+    # worker compiles it again when one of its own changes
+    # (Kamado::CGI::Fork::_private_files picks them)
+    syswrite $sock, join("\t", 'ready', map { "$_=$INC{$_}" } grep { defined $INC{$_} && !ref $INC{$_} } keys %INC)
+        . "\n";
     while (1) {
         # a request, in one message (Kamado::CGI::Fork::_send): the
         # environment, STDOUT, STDERR, and the body if there is one
@@ -67,22 +68,18 @@ sub _serve {
         my $body = @fds > 2;
         my $pid = fork;
         if (!defined $pid) {
-            POSIX::close($_) for @fds;
+            _close_fds(@fds);
             syswrite $sock, "0\n";
             next;
         }
         if ($pid) {
-            POSIX::close($_) for @fds;
+            _close_fds(@fds);
             syswrite $sock, "$pid\n";
             next;
         }
-        # the child: becomes the CGI process (leading a process group, so
-        # that a stop reaches what it starts too)
+        # the child: becomes the CGI process
         close $sock;
-        setpgrp 0, 0;
-        POSIX::dup2($body ? $fds[2] : fileno $null, 0);
-        POSIX::dup2($fds[$_], $_ + 1) for 0, 1;
-        POSIX::close($_) for grep { $_ > 2 } @fds;
+        _become_child($body ? $fds[2] : fileno $null, @fds[0, 1]);
         close $null;
         # (NAME, VALUE, ... joined by NULs: no NUL is in an environment)
         %ENV = split /\0/, $env, -1;
@@ -92,25 +89,7 @@ sub _serve {
         $child = 1;
         return;                                 # into the main program
     }
-    POSIX::_exit(0);
-}
-
-# Files the script required or did that are not modules from @INC: its
-# own libraries (./lib.pl, cgi-lib.pl beside it, its lib/ directory).
-sub _private_files {
-    require Cwd;
-    require File::Spec;
-    my $dir = Cwd::getcwd();
-    my @files;
-    for my $key (sort keys %INC) {
-        my $path = $INC{$key} // next;
-        next if ref $path;
-        $path = File::Spec->rel2abs($path, $dir);
-        next if $key =~ /\.pm\z/ && index($path, "$dir/") != 0;    # a module from @INC
-        next if $key =~ m{\AKamado/};
-        push @files, $path if -f $path;
-    }
-    return @files;
+    _exit_now(0);
 }
 
 # DATA handles (of main, or of the package before __DATA__) share their
