@@ -1,7 +1,9 @@
 package Kamado::CGI::Zygote;
 use 5.024;
 use strict;
-use warnings;
+# (no `use warnings` here, nor Kamado.pm, which has it: warnings.pm is a
+# third of the zygote's memory, which every fork copies and every child's
+# exit scans; a script that wants it loads it itself)
 
 
 # Mode "fork", the process side: loaded with -M by a perl that runs a CGI
@@ -44,7 +46,7 @@ sub _serve {
     open my $sock, '+<&=', $socket_fd or die "Kamado::CGI::Zygote: fd $socket_fd: $!\n";
     # its XS (recv_with_fds, _exit_if_quiet), loaded once the script is
     # compiled: its compile sees no more than before
-    require Kamado;
+    _load_xs();
     $quiet_exit = 1;
     # STDIN of a request without a body: opened once, dup2'd by each child
     # (the worker sends a descriptor only for a body)
@@ -90,6 +92,18 @@ sub _serve {
         return;                                 # into the main program
     }
     _exit_now(0);
+}
+
+# Kamado's XS without Kamado.pm, and without DynaLoader: XSLoader finds
+# a shared object beside the .pm that asks for it, and falls back to
+# DynaLoader, which brings Config and warnings (660 KB of memory that
+# every fork copies) when it is elsewhere, as in a build (blib/arch, not
+# blib/lib). So it is asked from where the object is.
+sub _load_xs {
+    my ($arch) = grep { !ref && -e "$_/auto/Kamado/Kamado.so" } @INC
+        or die "Kamado::CGI::Zygote: Kamado's XS (auto/Kamado/Kamado.so) is not in \@INC\n";
+    require XSLoader;
+    eval qq{#line 1 "$arch/Kamado.pm"\npackage Kamado; XSLoader::load('Kamado'); 1} or die $@;
 }
 
 # DATA handles (of main, or of the package before __DATA__) share their
