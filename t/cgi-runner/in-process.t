@@ -111,4 +111,22 @@ CGI
 
     is $server->stop, 0, 'TERM: exit 0 (the hostile script\'s TERM handler was not kept)';
 }
+# registry keeps at most $Kamado::CGI::Registry::MAX_COMPILED compiled
+# scripts per worker: past it, the least recently used is compiled again
+# when it comes back (a BEGIN block says when a script compiles)
+{
+    my $dir = File::Temp::tempdir(CLEANUP => 1);
+    for my $name (qw(a b c)) {
+        put_script($dir, "$name.cgi", "BEGIN { print STDERR qq{compiling $name\\n} }\n"
+            . "print qq{Content-Type: text/plain\\n\\n$name};\n");
+    }
+    $server = start_server(app => 'require Kamado::CGI::Registry; $Kamado::CGI::Registry::MAX_COMPILED = 2; '
+        . 'sub { [404, [], []] }', workers => 1, args => ['--cgi-bin', $dir, '--cgi-mode', 'registry']);
+    is join(' ', map { get("$_.cgi")->{body} } qw(a b a c a b)), 'a b a c a b', 'six requests to three scripts';
+    my %compiles;
+    $compiles{$_}++ for $server->log =~ /compiling (\w)/g;
+    is_deeply \%compiles, { a => 1, b => 2, c => 1 },
+        'two compiled scripts kept: b, the least recently used, went for c and was compiled again';
+}
+
 done_testing;

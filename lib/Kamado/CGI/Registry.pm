@@ -141,6 +141,11 @@ sub _child_exit {
 }
 
 my %compiled;    # script path -> compiled script (registry)
+my $USE = 0;     # a clock for least recently used
+# compiled scripts a worker keeps; past it, the least recently used goes
+# (with its packages: a site of a thousand scripts is not a thousand
+# compiled scripts in every worker)
+our $MAX_COMPILED = 200;
 my %source;      # script path -> its Kamado::CGI::Source, with the stat key
 my %main_names;  # script path -> { name => 1 }: what it calls main::name
 my %stashes;     # script path -> { name => 1 }: main::'s names before it first compiled
@@ -176,8 +181,16 @@ sub response {
         my %switch = map { $_ => 1 } map { split //, substr $_, 1 } $src->{switches}->@*;
         $s = { file => $file, dir => $a{script}{dir}, key => $key, libs => {}, packages => {},
                fork => $fork, source => $src, warnings => $switch{w} ? 1 : 0, line_ends => $switch{l} ? "\n" : undef };
-        $compiled{$file} = $s if $fork || $a{mode} eq 'registry';
+        if ($fork || $a{mode} eq 'registry') {
+            if (keys %compiled >= $MAX_COMPILED) {
+                my ($oldest) = sort { $compiled{$a}{used} <=> $compiled{$b}{used} } keys %compiled;
+                delete $source{$oldest};
+                _discard($compiled{$oldest});
+            }
+            $compiled{$file} = $s;
+        }
     }
+    $s->{used} = ++$USE;
     return Kamado::CGI::Fork->response(%a) if $s->{fork};
     my $io = _io($a{env});
     local $timed_out = 0;
