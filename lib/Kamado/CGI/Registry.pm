@@ -200,11 +200,12 @@ sub response {
         _run($s, $a{timeout}) if $s->{code};
     });
     my $compiled = $s->{code} ? 1 : 0;
+    my $exited = delete $s->{exited_compiling};
     # (what the script wrote to STDERR, perl's errors and warnings among it)
     _log_errors($io->{err}, $io->{err_start}, $file, $a{log});
-    $a{log}->("$file: could not be compiled (its errors are above)") unless $compiled;
+    $a{log}->("$file: could not be compiled (its errors are above)") unless $compiled || $exited;
     _discard($s) if !$compiled || $a{mode} eq 'perlrun';
-    return $compiled ? _response($io->{out}, %a) : _error(500);
+    return $compiled || $exited ? _response($io->{out}, %a) : _error(500);
 }
 
 sub _discard {
@@ -354,11 +355,11 @@ sub _compile {
     # one has: other scripts' main is not its
     (my $source = $src->{code}) =~ s/^(\s*package\s+)main(\s*;)/$1$s->{package}$2/mg;
     my @warnings;
+    undef $exit_code;
     my $code = do {
         local $SIG{__WARN__} = sub { push @warnings, $_[0] };
         Kamado::CGI::Require::compile_source(
-            "package $s->{package}; sub __kamado_cgi_script {\n#line 1 \"$s->{file}\"\n$source\n;}\n"
-            . "\\&__kamado_cgi_script");
+            Kamado::CGI::Require::as_sub($s->{package}, '__kamado_cgi_script', $s->{file}, $source));
     };
     my $endav = _end_blocks();
     my $new = @$endav - $end;
@@ -390,6 +391,14 @@ sub _compile {
     *{"$s->{package}::STDOUT"} = *main::STDOUT{FORMAT}
         if defined *main::STDOUT{FORMAT} && (!$format || *main::STDOUT{FORMAT} != $format);
     if ($@ || ref $code ne 'CODE') {
+        # an exit while compiling (in a BEGIN block): under CGI, the end
+        # of the process, every time it runs; here, the end of this run,
+        # and the script is compiled again the next time
+        if (ref $@ && ref $@ eq ref $EXIT || defined $exit_code) {
+            print STDERR @warnings;
+            $s->{exited_compiling} = 1;
+            return;
+        }
         print STDERR @warnings, $@;
         return;
     }

@@ -6,6 +6,16 @@ package Kamado::CGI::Require;
 # has no lexicals a script could see (CGI-HAZARDS B10).
 sub compile_source { eval shift }
 
+# The source of a file's CODE as the body of the named sub SUB in PACKAGE,
+# then a reference to it: what compile_source compiles. Perl's messages
+# name the file's own lines, those of an error at the end of the code
+# (a missing brace) too.
+sub as_sub {
+    my ($package, $sub, $file, $code) = @_;
+    my $lines = ($code =~ tr/\n//) + ($code =~ /[^\n]\z/ ? 1 : 0) || 1;
+    return "package $package; sub $sub {\n#line 1 \"$file\"\n$code\n#line $lines \"$file\"\n;}\\&$sub";
+}
+
 # perl's own require or do of NAME for code in PACKAGE at FILE, LINE: a
 # file without a package line is compiled into the package of the code
 # that asked, as it would be without the override (not into this one),
@@ -151,7 +161,7 @@ sub _compiled {
     # defines the same subs again: that is expected, not worth a warning
     local $SIG{__WARN__} = sub { warn @_ unless $_[0] =~ /^Subroutine \S+ redefined at \Q$path\E / }
         if $paths{$path} && !$lib;
-    my $cv = compile_source("package $package; sub $sub {\n#line 1 \"$path\"\n$code\n;}\n\\&$sub");
+    my $cv = compile_source(as_sub($package, $sub, $path, $code));
     return undef if $@ || ref $cv ne 'CODE';
     $paths{$path}++ unless $lib;
     $compiled{"$package\0$path"} = { code => $cv, key => $key, subs => [named_subs($cv, @packages)] };
