@@ -286,7 +286,12 @@ after each run, its END blocks run at the end of each run and the files it
 left open are closed; a package-less library (C<require './lib.pl'>) is
 compiled into the package of each script that requires it, and its top
 level runs again on each request. A script is compiled again when it or a
-library it loaded changes.
+library it loaded changes. A worker keeps at most 200 compiled scripts
+(C<$Kamado::CGI::Registry::MAX_COMPILED>); past it, the least recently
+used is discarded with its packages and compiled again when it is next
+asked for. A script that calls C<exit> in a C<BEGIN> block gets what it
+printed sent, and is compiled (and exits) again on the next request, as a
+CGI process would.
 
 What stays different from plain CGI, checked by t/cgi-runner/fixtures.t:
 the output is sent when the script ends, not as it prints (a progress page
