@@ -28,6 +28,58 @@
 static timer_t request_timers[2];
 static pid_t request_timers_pid;     /* timers are not inherited by fork */
 
+/* Arms the soft and hard timers SOFT and HARD seconds from now (0: off);
+ * 0 with errno set if that failed. */
+static int
+kd_request_timer_set(double soft, double hard)
+{
+    static const int signals[2] = { SIGUSR2, SIGVTALRM };
+    double when[2];
+    int i, ok = 1;
+    when[0] = soft;
+    when[1] = hard;
+    if (request_timers_pid != getpid()) {
+        for (i = 0; i < 2; i++) {
+            struct sigevent ev;
+            memset(&ev, 0, sizeof ev);
+            ev.sigev_notify = SIGEV_SIGNAL;
+            ev.sigev_signo = signals[i];
+            if (timer_create(CLOCK_MONOTONIC, &ev, &request_timers[i]) != 0)
+                return 0;
+        }
+        request_timers_pid = getpid();
+    }
+    for (i = 0; i < 2; i++) {
+        struct itimerspec its;
+        memset(&its, 0, sizeof its);
+        its.it_value.tv_sec = (time_t)when[i];
+        its.it_value.tv_nsec = (long)((when[i] - (double)(time_t)when[i]) * 1e9);
+        if (timer_settime(request_timers[i], 0, &its, NULL) != 0)
+            ok = 0;
+    }
+    return ok;
+}
+
+/* Seconds left on the soft and hard timers, into LEFT (0: disarmed). */
+static void
+kd_request_timer_left(double left[2])
+{
+    int i;
+    for (i = 0; i < 2; i++) {
+        struct itimerspec its;
+        left[i] = 0;
+        if (request_timers_pid == getpid() && timer_gettime(request_timers[i], &its) == 0)
+            left[i] = (double)its.it_value.tv_sec + (double)its.it_value.tv_nsec / 1e9;
+    }
+}
+
+/* The server's deadlines while a CGI run has borrowed the timers. */
+static struct {
+    int active;
+    double left[2];
+    struct timespec since;
+} borrowed_timer;
+
 typedef struct {
     kd_loop *loop;
     AV *templates;                  /* env template per listener */
@@ -737,34 +789,8 @@ OUTPUT:
 int
 request_timer(double soft, double hard)
 CODE:
-{
     /* arms both timers (seconds from now), or disarms them with 0, 0 */
-    static const int signals[2] = { SIGUSR2, SIGVTALRM };
-    double when[2];
-    int i;
-    when[0] = soft;
-    when[1] = hard;
-    RETVAL = 1;
-    if (request_timers_pid != getpid()) {
-        for (i = 0; i < 2; i++) {
-            struct sigevent ev;
-            memset(&ev, 0, sizeof ev);
-            ev.sigev_notify = SIGEV_SIGNAL;
-            ev.sigev_signo = signals[i];
-            if (timer_create(CLOCK_MONOTONIC, &ev, &request_timers[i]) != 0)
-                XSRETURN_NO;
-        }
-        request_timers_pid = getpid();
-    }
-    for (i = 0; i < 2; i++) {
-        struct itimerspec its;
-        memset(&its, 0, sizeof its);
-        its.it_value.tv_sec = (time_t)when[i];
-        its.it_value.tv_nsec = (long)((when[i] - (double)(time_t)when[i]) * 1e9);
-        if (timer_settime(request_timers[i], 0, &its, NULL) != 0)
-            RETVAL = 0;
-    }
-}
+    RETVAL = kd_request_timer_set(soft, hard);
 OUTPUT:
     RETVAL
 
@@ -774,14 +800,49 @@ PPCODE:
 {
     /* seconds left on the soft and hard timers (0: disarmed), so that a
      * shorter deadline can be set for a while and the server's put back */
-    int i;
-    for (i = 0; i < 2; i++) {
-        struct itimerspec its;
-        double left = 0;
-        if (request_timers_pid == getpid() && timer_gettime(request_timers[i], &its) == 0)
-            left = (double)its.it_value.tv_sec + (double)its.it_value.tv_nsec / 1e9;
-        mXPUSHn(left);
+    double left[2];
+    kd_request_timer_left(left);
+    mXPUSHn(left[0]);
+    mXPUSHn(left[1]);
+}
+
+int
+borrow_request_timer(double limit, double grace)
+CODE:
+{
+    /* A deadline of LIMIT seconds (and the hard one GRACE later) for a
+     * while, unless the server's own comes sooner: 1 if it was set, 0 if
+     * the server's stays. return_request_timer puts the server's back,
+     * less the time spent. (One call each way: a CGI run in the worker
+     * borrows the timers every request.) */
+    kd_request_timer_left(borrowed_timer.left);
+    clock_gettime(CLOCK_MONOTONIC, &borrowed_timer.since);
+    borrowed_timer.active = limit > 0 && (borrowed_timer.left[0] == 0 || borrowed_timer.left[0] > limit);
+    if (borrowed_timer.active && !kd_request_timer_set(limit, limit + grace))
+        croak("Can't set the request timers: %s", Strerror(errno));
+    RETVAL = borrowed_timer.active;
+}
+OUTPUT:
+    RETVAL
+
+void
+return_request_timer()
+CODE:
+{
+    struct timespec now;
+    double spent, soft = 0, hard = 0;
+    if (!borrowed_timer.active)
+        XSRETURN_EMPTY;
+    borrowed_timer.active = 0;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    spent = (double)(now.tv_sec - borrowed_timer.since.tv_sec)
+          + (double)(now.tv_nsec - borrowed_timer.since.tv_nsec) / 1e9;
+    /* (a server deadline already past: at once, not never) */
+    if (borrowed_timer.left[0] > 0) {
+        soft = borrowed_timer.left[0] - spent > 0.001 ? borrowed_timer.left[0] - spent : 0.001;
+        hard = borrowed_timer.left[1] - spent > 0.001 ? borrowed_timer.left[1] - spent : 0.001;
     }
+    (void)kd_request_timer_set(soft, hard);
 }
 
 MODULE = Kamado    PACKAGE = Kamado::CGI::Registry
@@ -894,7 +955,6 @@ PPCODE:
 void
 env_enter(HV *cgi)
 CODE:
-{
     /* %ENV and the C environment of a script's run, from CGI (NAME =>
      * VALUE), in place of the worker's until env_leave: the same as
      * `local %ENV = %cgi`, for a tenth of the price. Perl's way sets
@@ -907,48 +967,7 @@ CODE:
      * an array of the C library's own, unsetenv and clearenv edit it in
      * place) never frees ours: the array and its strings are freed at
      * env_leave, whichever array environ points at by then. */
-    HE *he;
-    size_t n = 0, i = 0;
-    HV *hv;
-    /* (a run that died before its env_leave: the worker's first) */
-    kd_env_leave(aTHX);
-    hv_iterinit(cgi);
-    while (hv_iternext(cgi))
-        n++;
-    /* (perl's my_setenv allocates and frees these with safesysmalloc) */
-    env_swap.strings = (char **)safesysmalloc((n + 1) * sizeof(char *));
-    env_swap.array = (char **)safesysmalloc((n + 1) * sizeof(char *));
-    hv = newHV();
-    hv_magic(hv, NULL, PERL_MAGIC_env);
-    hv_iterinit(cgi);
-    while ((he = hv_iternext(cgi))) {
-        I32 klen;
-        STRLEN vlen;
-        const char *key = hv_iterkey(he, &klen);
-        SV *value = hv_iterval(cgi, he);
-        const char *v;
-        char *entry;
-        if (!SvOK(value))
-            continue;
-        v = SvPV(value, vlen);
-        /* (stored with the key's magic: perl's own %ENV elements carry it) */
-        (void)hv_store(hv, key, klen, newSVpvn(v, vlen), 0);
-        entry = (char *)safesysmalloc(klen + vlen + 2);
-        Copy(key, entry, klen, char);
-        entry[klen] = '=';
-        Copy(v, entry + klen + 1, vlen, char);
-        entry[klen + 1 + vlen] = '\0';
-        env_swap.strings[i] = env_swap.array[i] = entry;
-        i++;
-    }
-    env_swap.strings[i] = env_swap.array[i] = NULL;
-    env_swap.count = i;
-    env_swap.worker_environ = environ;
-    env_swap.worker_hv = GvHV(PL_envgv);
-    GvHV(PL_envgv) = hv;
-    environ = env_swap.array;
-    env_swap.active = 1;
-}
+    kd_env_enter(aTHX_ cgi);
 
 void
 env_leave()

@@ -18,6 +18,7 @@ static struct {
     char **array;      /* what environ pointed at for the run */
     char **strings;    /* its NAME=VALUE strings, ours to free */
     size_t count;
+    HV *run_hv;        /* the runs' %ENV, kept from one run to the next */
 } env_swap;
 
 extern char **environ;
@@ -43,12 +44,11 @@ kd_env_leave(pTHX)
     environ = env_swap.worker_environ;
     hv = GvHV(PL_envgv);
     GvHV(PL_envgv) = env_swap.worker_hv;
-    /* (a reference the script kept to its %ENV no longer reaches the
-     * environment; freeing the hash must not clear it either) */
-    if (hv) {
+    /* (a hash the script put in %ENV's place, *ENV = {...}: freeing it
+     * must not clear the environment; the runs' own hash is kept) */
+    if (hv && hv != env_swap.run_hv)
         sv_unmagic((SV *)hv, PERL_MAGIC_env);
-        SvREFCNT_dec(hv);
-    }
+    SvREFCNT_dec(hv);
     if (KD_PERL_OWNS_ENVIRON) {
         /* the array the run ended with is ours, or ours as perl
          * reallocated it, with the strings perl left in it */
@@ -66,6 +66,97 @@ kd_env_leave(pTHX)
     }
     safesysfree(env_swap.strings);
     env_swap.active = 0;
+}
+
+/* See env_enter in Kamado.xs. The runs' %ENV is one hash, kept and
+ * brought up to date for each run (most of its values are the same from
+ * one request to the next): a new hash a run cost a magic element, two
+ * allocations, per variable, and as many frees after. */
+static void
+kd_env_enter(pTHX_ HV *cgi)
+{
+    HE *he;
+    size_t n = 0, i = 0;
+    HV *hv;
+    U32 magic;
+    /* (a run that died before its env_leave: the worker's first) */
+    kd_env_leave(aTHX);
+    if (!env_swap.run_hv) {
+        env_swap.run_hv = newHV();
+        hv_magic(env_swap.run_hv, NULL, PERL_MAGIC_env);
+    }
+    hv = env_swap.run_hv;
+    hv_iterinit(cgi);
+    while (hv_iternext(cgi))
+        n++;
+    /* (perl's my_setenv allocates and frees these with safesysmalloc) */
+    env_swap.strings = (char **)safesysmalloc((n + 1) * sizeof(char *));
+    env_swap.array = (char **)safesysmalloc((n + 1) * sizeof(char *));
+    /* The hash is edited with its magic off: deleting an element would
+     * unset the variable in the worker's environment (still `environ`),
+     * and a new element is given its %ENV magic here, as perl's store
+     * would, so that what the script sets reaches the C environment. */
+    magic = SvFLAGS(hv) & (SVs_GMG | SVs_SMG | SVs_RMG);
+    SvFLAGS(hv) &= ~magic;
+    hv_iterinit(cgi);
+    while ((he = hv_iternext(cgi))) {
+        I32 klen;
+        STRLEN vlen;
+        const char *key = hv_iterkey(he, &klen);
+        SV *value = hv_iterval(cgi, he);
+        const char *v;
+        char *entry;
+        SV **old;
+        if (!SvOK(value))
+            continue;
+        v = SvPV(value, vlen);
+        old = hv_fetch(hv, key, klen, 0);
+        if (old && !SvMAGICAL(*old))
+            old = NULL;    /* (not one of ours: replaced) */
+        if (old) {
+            if (SvREADONLY(*old) || SvROK(*old))
+                sv_force_normal_flags(*old, SV_COW_DROP_PV);
+            sv_setpvn(*old, v, vlen);
+        } else {
+            SV *sv = newSVpvn(v, vlen);
+            sv_magic(sv, NULL, PERL_MAGIC_envelem, key, klen);
+            (void)hv_store(hv, key, klen, sv, 0);
+        }
+        entry = (char *)safesysmalloc(klen + vlen + 2);
+        Copy(key, entry, klen, char);
+        entry[klen] = '=';
+        Copy(v, entry + klen + 1, vlen, char);
+        entry[klen + 1 + vlen] = '\0';
+        env_swap.strings[i] = env_swap.array[i] = entry;
+        i++;
+    }
+    /* what the last run had and this one has not (a header of its
+     * request, or a variable its script set) */
+    if (HvUSEDKEYS(hv) > i) {
+        AV *gone = newAV();
+        hv_iterinit(hv);
+        while ((he = hv_iternext(hv))) {
+            I32 klen;
+            const char *key = hv_iterkey(he, &klen);
+            SV **want = hv_fetch(cgi, key, klen, 0);
+            if (!want || !SvOK(*want))
+                av_push(gone, newSVpvn(key, klen));
+        }
+        while (av_count(gone)) {
+            SV *key = av_pop(gone);
+            (void)hv_delete_ent(hv, key, G_DISCARD, 0);
+            SvREFCNT_dec(key);
+        }
+        SvREFCNT_dec((SV *)gone);
+    }
+    SvFLAGS(hv) |= magic;
+    env_swap.strings[i] = env_swap.array[i] = NULL;
+    env_swap.count = i;
+    env_swap.worker_environ = environ;
+    env_swap.worker_hv = GvHV(PL_envgv);
+    GvHV(PL_envgv) = (HV *)SvREFCNT_inc_simple_NN((SV *)hv);
+    environ = env_swap.array;
+    env_swap.active = 1;
 }
 
 /* Kamado::CGI::Registry::stdio_enter/stdio_leave: descriptors 0, 1 and 2

@@ -7,7 +7,6 @@ use B ();
 use Cwd ();
 use POSIX ();
 use Symbol ();
-use Time::HiRes ();
 use Kamado ();
 use Kamado::CGI::Exec;
 use Kamado::CGI::Fork;
@@ -57,6 +56,8 @@ our $SCRIPT;     # that script
 my $EXIT = bless [], 'Kamado::CGI::Registry::Exit';
 my $exit_code;
 our $timed_out;    # the run was stopped by --cgi-timeout
+our $timing = 0;   # the --cgi-timeout of the run the timers are set for
+my $worker_usr2;   # the worker's own USR2 handler (see _on_usr2)
 
 BEGIN {
     no warnings 'once';
@@ -242,6 +243,9 @@ sub _kept {
         open $keep{random}, '<:raw', '/dev/urandom' or die "Can't open /dev/urandom: $!\n";
         $keep{seeds} = '';
         $keep{cwd} = Cwd::getcwd();
+        # (a child a script forked has it already)
+        $worker_usr2 = $SIG{USR2} unless ref $SIG{USR2} && $SIG{USR2} == \&_on_usr2;
+        $SIG{USR2} = \&_on_usr2;
     }
     return \%keep;
 }
@@ -499,17 +503,10 @@ sub _run {
     local %Kamado::CGI::Require::REQUIRED = $s->{required}->%*;
     undef $exit_code;
     # --cgi-timeout, for the whole run (no output can be watched from
-    # inside): a die at the limit, and 2 s later the kernel ends the
-    # worker, for a script that caught the die or is stuck in C. The
-    # server's --request-timeout timers are borrowed and put back.
-    my @server = $timeout ? Kamado::request_timer_left() : ();
-    my $mine = $timeout && (!$server[0] || $server[0] > $timeout);
-    my $started = Time::HiRes::time();
-    local $SIG{USR2} = sub {
-        $timed_out = 1;
-        die "ran for more than $timeout s (--cgi-timeout): stopped\n";
-    } if $mine;
-    Kamado::request_timer($timeout, $timeout + 2) if $mine;
+    # inside): a die at the limit (USR2, see _on_usr2), and 2 s later the
+    # kernel ends the worker, for a script that caught the die or is stuck
+    # in C. The server's --request-timeout timers are borrowed and put back.
+    local $timing = $timeout && Kamado::borrow_request_timer($timeout, 2) ? $timeout : 0;
     # main:: is the script's own package while it runs (CGI-HAZARDS B3):
     # what it spells main::x at compile time is its x, and a call of a
     # main:: sub by name at run time finds its sub
@@ -542,11 +539,25 @@ sub _run {
     $s->{snapshot}->restore;
     File::Temp::cleanup() if defined &File::Temp::cleanup;
     *{"main::$_"} = $main{$_} for keys %main;
-    if ($mine) {
-        my $spent = Time::HiRes::time() - $started;
-        Kamado::request_timer(@server && $server[0] ? (map { $_ - $spent > 0.001 ? $_ - $spent : 0.001 } @server) : (0, 0));
-    }
+    Kamado::return_request_timer() if $timing;
 }
+
+# USR2, the soft deadline: the script's run is stopped with a die when
+# it was --cgi-timeout's; else it is the server's --request-timeout (or
+# a signal from outside), for the handler the worker had. Installed once
+# per worker, not for each run (a sigaction and two sigprocmasks each way).
+sub _on_usr2 {
+    if ($timing) {
+        $timed_out = 1;
+        die "ran for more than $timing s (--cgi-timeout): stopped\n";
+    }
+    return $worker_usr2->(@_) if ref $worker_usr2 eq 'CODE';
+    return if ($worker_usr2 // '') eq 'IGNORE';
+    # (the default action: the end of the process)
+    local $SIG{USR2} = 'DEFAULT';
+    kill USR2 => $$;
+}
+
 
 sub _log_errors {
     my ($err, $start, $file, $log) = @_;
