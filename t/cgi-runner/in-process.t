@@ -77,14 +77,20 @@ CGI
     put('hostile.cgi', <<'CGI');
 chdir '/'; umask 0; $/ = undef; $\ = "!";
 $SIG{TERM} = 'IGNORE'; $SIG{ALRM} = sub { print STDERR "late alarm\n" }; alarm 1;
-$ENV{PATH} = '/nowhere'; select STDERR; binmode STDOUT, ':encoding(UTF-8)'; $main::leak = 1;
+$ENV{PATH} = '/nowhere'; $ENV{KAMADO_LEAK} = 'yes'; delete $ENV{SERVER_NAME}; select STDERR; binmode STDOUT, ':encoding(UTF-8)'; $main::leak = 1;
 print STDOUT "Content-Type: text/plain\n\nhostile \x{e9}";
 CGI
     is get('hostile.cgi')->{status}, 200, 'a script that changes everything it can';
     like raw_request($server, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), qr/\Q$worker_state\E\z/,
         'the PSGI app in the same workers still has its cwd, umask and $/, and main:: is its own';
-    put('clean.cgi', "print qq{Content-Type: text/plain\\n\\n}, 'PATH=', \$ENV{PATH} eq '/nowhere' ? 'changed' : 'as set', ' sep=', defined \$\\ ? 'set' : 'unset', qq{ \\xe9};\n");
-    is_deeply bodies('clean.cgi', 4), ["PATH=as set sep=unset \xe9"], 'the next script gets its own %ENV and $\\, and no layer on STDOUT';
+    put('clean.cgi', <<'CGI');
+my $child = `echo \${KAMADO_LEAK:-none} \${SERVER_NAME:-none}`;
+chomp $child;
+print qq{Content-Type: text/plain\n\n}, 'PATH=', $ENV{PATH} eq '/nowhere' ? 'changed' : 'as set', ' sep=', defined $\ ? 'set' : 'unset',
+    ' leak=', $ENV{KAMADO_LEAK} // 'none', ' name=', $ENV{SERVER_NAME} // 'none', " child=$child", qq{ \xe9};
+CGI
+    is_deeply bodies('clean.cgi', 4), ["PATH=as set sep=unset leak=none name=x child=none x \xe9"],
+        "the next script gets its own %ENV (and its children the same environment), \$\\, and no layer on STDOUT";
     sleep 2;
     unlike $server->log, qr/late alarm/, "the script's alarm was cancelled";
 
