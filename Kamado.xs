@@ -999,7 +999,7 @@ IV
 output_begin(int out_fd, int err_fd, IV max_err)
 CODE:
     /* The files collecting a run's output and errors, made ready: the
-     * output empty (scripts look at tell(STDOUT)), the errors appended
+     * output at its start (scripts look at tell(STDOUT)), the errors appended
      * to what earlier runs left (emptied past MAX_ERR bytes). Returns
      * where this run's errors start. */
     RETVAL = kd_output_begin(out_fd, err_fd, max_err);
@@ -1011,7 +1011,17 @@ read_from(int fd, IV offset)
 CODE:
     /* What file FD holds from OFFSET to its end (pread: the descriptor's
      * position, shared with the script's STDOUT or STDERR, stays). */
-    RETVAL = kd_read_from(aTHX_ fd, (off_t)offset);
+    RETVAL = kd_read_range(aTHX_ fd, (off_t)offset, -1);
+OUTPUT:
+    RETVAL
+
+SV *
+read_output(int out_fd)
+CODE:
+    /* What the run wrote to the output file OUT_FD (made ready by
+     * output_begin): up to the position the script's STDOUT and its
+     * children share. */
+    RETVAL = kd_read_output(aTHX_ out_fd);
 OUTPUT:
     RETVAL
 

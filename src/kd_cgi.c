@@ -271,13 +271,24 @@ kd_stdio_enter(pTHX_ int in_fd, int out_fd, int err_fd)
     return kd_point_std(aTHX_ fds, 0);
 }
 
-/* See output_begin in Kamado.xs. */
+/* See output_begin in Kamado.xs. The output file is not emptied for
+ * each run: a run's output is what lies before the file's position when
+ * it ends (the script and the children it starts share that position),
+ * and what earlier runs left past it is not read. Emptying it each time
+ * gave its page back and made the next write take a new one: 5 us of a
+ * hello request's 6. It is emptied only after a long output. */
+#define KD_OUTPUT_KEEP (64 * 1024)
+static off_t output_end;    /* where the last run's output ended */
+
 static IV
 kd_output_begin(int out_fd, int err_fd, IV max_err)
 {
     off_t end;
-    if (ftruncate(out_fd, 0) != 0 || lseek(out_fd, 0, SEEK_SET) < 0)
+    if (output_end > KD_OUTPUT_KEEP && ftruncate(out_fd, 0) != 0)
         croak("Can't empty the output file: %s", Strerror(errno));
+    output_end = 0;
+    if (lseek(out_fd, 0, SEEK_SET) < 0)
+        croak("Can't seek the output file: %s", Strerror(errno));
     end = lseek(err_fd, 0, SEEK_END);
     if (end > (off_t)max_err) {
         if (ftruncate(err_fd, 0) != 0)
@@ -289,24 +300,24 @@ kd_output_begin(int out_fd, int err_fd, IV max_err)
     return (IV)end;
 }
 
-/* See read_from in Kamado.xs. */
+/* What file FD holds from OFFSET to END (-1: to its end). */
 static SV *
-kd_read_from(pTHX_ int fd, off_t offset)
+kd_read_range(pTHX_ int fd, off_t offset, off_t end)
 {
     struct stat st;
     SV *bytes;
     STRLEN got = 0;
-    if (fstat(fd, &st) != 0)
-        croak("Can't stat descriptor %d: %s", fd, Strerror(errno));
+    if (end < 0) {
+        if (fstat(fd, &st) != 0)
+            croak("Can't stat descriptor %d: %s", fd, Strerror(errno));
+        end = st.st_size;
+    }
     bytes = newSVpvs("");
-    if (st.st_size <= offset)
+    if (end <= offset)
         return bytes;
-    SvGROW(bytes, (STRLEN)(st.st_size - offset) + 1);
-    for (;;) {
-        ssize_t n;
-        if (SvLEN(bytes) - got < 4096)
-            SvGROW(bytes, SvLEN(bytes) * 2);
-        n = pread(fd, SvPVX(bytes) + got, SvLEN(bytes) - got - 1, offset + (off_t)got);
+    SvGROW(bytes, (STRLEN)(end - offset) + 1);
+    while (offset + (off_t)got < end) {
+        ssize_t n = pread(fd, SvPVX(bytes) + got, (size_t)(end - offset) - got, offset + (off_t)got);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
@@ -318,6 +329,17 @@ kd_read_from(pTHX_ int fd, off_t offset)
     SvCUR_set(bytes, got);
     *SvEND(bytes) = '\0';
     return bytes;
+}
+
+/* See read_output in Kamado.xs. */
+static SV *
+kd_read_output(pTHX_ int out_fd)
+{
+    off_t end = lseek(out_fd, 0, SEEK_CUR);
+    if (end < 0)
+        croak("Can't seek the output file: %s", Strerror(errno));
+    output_end = end;
+    return kd_read_range(aTHX_ out_fd, 0, end);
 }
 
 /* Kamado::CGI::Fork / Kamado::CGI::Zygote: a request to a zygote is one

@@ -94,6 +94,13 @@ CGI
     sleep 2;
     unlike $server->log, qr/late alarm/, "the script's alarm was cancelled";
 
+    # the output file is kept from run to run: a run's output is what it
+    # wrote, never the end of a longer one before it
+    put('long.cgi', "print qq{Content-Type: text/plain\\n\\n}, 'x' x 100_000;\n");
+    put('short.cgi', "print qq{Content-Type: text/plain\\n\\n}, 'short';\n");
+    my @got = map { (length get('long.cgi')->{body}, get('short.cgi')->{body}) } 1 .. 3;
+    is_deeply \@got, [(100_000, 'short') x 3], 'a short output after a long one is only itself';
+
     put('tainted.cgi', "#!/usr/bin/perl -T\nprint qq{Content-Type: text/plain\\n\\n}, 'taint=', \${^TAINT}, ' pkg=', __PACKAGE__;\n");
     is get('tainted.cgi')->{body}, 'taint=1 pkg=main', '#! -T: run in fork mode, tainted';
 

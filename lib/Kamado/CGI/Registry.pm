@@ -162,7 +162,7 @@ sub response {
     my $file = $a{script}{filename};
     my $s = $compiled{$file};
     # (the script and every library it loaded as they were compiled)
-    if ($s && ($s->{key} ne $a{script}{key} || !Kamado::CGI::Source::unchanged($s->{libs}))) {
+    if ($s && ($s->{key} ne $a{script}{key} || ($s->{libs}->%* && !Kamado::CGI::Source::unchanged($s->{libs})))) {
         _discard($s);
         $s = undef;
     }
@@ -232,21 +232,20 @@ my ($worker, %keep);
 use constant MAX_KEPT => 1 << 20;
 
 sub _kept {
-    if (($worker // 0) != $$) {
-        $worker = $$;
-        # (in memory where there is a tmpfs: emptied every request, a
-        # file on disk costs a journal entry each time)
-        local $ENV{TMPDIR} = '/dev/shm' if -d '/dev/shm' && -w _;
-        open $keep{out}, '+>', undef or die "Can't make a temporary file: $!\n";
-        open $keep{err}, '+>', undef or die "Can't make a temporary file: $!\n";
-        open $keep{null}, '<', '/dev/null' or die "Can't open /dev/null: $!\n";
-        open $keep{random}, '<:raw', '/dev/urandom' or die "Can't open /dev/urandom: $!\n";
-        $keep{seeds} = '';
-        $keep{cwd} = Cwd::getcwd();
-        # (a child a script forked has it already)
-        $worker_usr2 = $SIG{USR2} unless ref $SIG{USR2} && $SIG{USR2} == \&_on_usr2;
-        $SIG{USR2} = \&_on_usr2;
-    }
+    return \%keep if $worker && $worker == $$;
+    $worker = $$;
+    # (in memory where there is a tmpfs: emptied every request, a
+    # file on disk costs a journal entry each time)
+    local $ENV{TMPDIR} = '/dev/shm' if -d '/dev/shm' && -w _;
+    open $keep{out}, '+>', undef or die "Can't make a temporary file: $!\n";
+    open $keep{err}, '+>', undef or die "Can't make a temporary file: $!\n";
+    open $keep{null}, '<', '/dev/null' or die "Can't open /dev/null: $!\n";
+    open $keep{random}, '<:raw', '/dev/urandom' or die "Can't open /dev/urandom: $!\n";
+    $keep{seeds} = '';
+    $keep{cwd} = Cwd::getcwd();
+    # (a child a script forked has it already)
+    $worker_usr2 = $SIG{USR2} unless ref $SIG{USR2} && $SIG{USR2} == \&_on_usr2;
+    $SIG{USR2} = \&_on_usr2;
     return \%keep;
 }
 
@@ -416,6 +415,7 @@ sub _compile {
     print STDERR grep { !(/\AVariable "(.+?)" will not stay shared at \Q$s->{file}\E line \d+\.\n\z/ && $shared{$1}) }
         @warnings;
     $s->{snapshot} = Kamado::CGI::Snapshot->take(_own_packages($s));
+    $s->{known_packages} = keys $s->{packages}->%*;
     # the names the script spells main::x (or ::x): under CGI its own
     no strict 'refs';
     # (perl made them while compiling it; a compile again finds them made:
@@ -535,7 +535,11 @@ sub _run {
     # the package variables as the script compiled them: what the run
     # left in them (objects, locks, open files) goes now, as at the end
     # of a CGI process, and the next run starts from where CGI starts
-    $s->{snapshot}->add_package($_) for _own_packages($s);
+    # (a library the run required declared a package: Require adds it)
+    if (keys $s->{packages}->%* != $s->{known_packages}) {
+        $s->{snapshot}->add_package($_) for _own_packages($s);
+        $s->{known_packages} = keys $s->{packages}->%*;
+    }
     $s->{snapshot}->restore;
     File::Temp::cleanup() if defined &File::Temp::cleanup;
     *{"main::$_"} = $main{$_} for keys %main;
@@ -567,7 +571,7 @@ sub _log_errors {
 
 sub _response {
     my ($out, %a) = @_;
-    my $bytes = read_from(fileno $out, 0);
+    my $bytes = read_output(fileno $out);
     my $parser = Kamado::CGI::Output->new;
     my $head = ($a{script}{nph} ? Kamado::CGI::Exec::_nph($bytes, $parser) : $parser->feed($bytes));
     # stopped before its head was complete: Apache's answer to a timeout
