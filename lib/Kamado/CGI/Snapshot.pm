@@ -43,9 +43,9 @@ sub restore {
             # (a lock it holds is released)
             close *$glob if !$was_open && *$glob{IO} && defined fileno *$glob;
             my $sv = *$glob{SCALAR};
-            $$sv = _copy($scalar) unless tied $$sv || Internals::SvREADONLY($$sv);
-            if (my $av = *$glob{ARRAY}) { @$av = $array ? @{ _copy($array) } : () unless tied @$av }
-            if (my $hv = *$glob{HASH})  { %$hv = $hash ? %{ _copy($hash) } : () unless tied %$hv }
+            $$sv = ref $scalar ? _copy($scalar) : $scalar unless tied $$sv || Internals::SvREADONLY($$sv);
+            if (my $av = *$glob{ARRAY}) { @$av = $array ? @{ _copy($array) } : () unless tied @$av || !$array && !@$av }
+            if (my $hv = *$glob{HASH})  { %$hv = $hash ? %{ _copy($hash) } : () unless tied %$hv || !$hash && !%$hv }
         }
     }
 }
