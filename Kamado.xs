@@ -952,48 +952,28 @@ PPCODE:
     }
 }
 
-void
-env_enter(HV *cgi)
-CODE:
-    /* %ENV and the C environment of a script's run, from CGI (NAME =>
-     * VALUE), in place of the worker's until env_leave: the same as
-     * `local %ENV = %cgi`, for a tenth of the price. Perl's way sets
-     * each variable with setenv(3) and, leaving, clears the environment
-     * and sets each of the worker's again; here the script gets a hash
-     * of its own (with %ENV's magic: what it sets, deletes or clears
-     * reaches the C environment through perl, as always) and `environ`
-     * an array built in one go. The worker's hash and array are only
-     * put aside. What the script does to `environ` (setenv copies it to
-     * an array of the C library's own, unsetenv and clearenv edit it in
-     * place) never frees ours: the array and its strings are freed at
-     * env_leave, whichever array environ points at by then. */
-    kd_env_enter(aTHX_ cgi);
-
-void
-env_leave()
-CODE:
-    /* The worker's %ENV and environment back, as env_enter found them. */
-    kd_env_leave(aTHX);
-
 int
-stdio_enter(int in_fd, int out_fd, int err_fd)
+world_enter(int in_fd, int out_fd, int err_fd, HV *cgi, char *dir)
 CODE:
-    /* Descriptors 0, 1 and 2 for a run: IN_FD, OUT_FD, ERR_FD (the
-     * worker's own put aside until stdio_leave). Returns a bit for each
-     * of STDIN, STDOUT, STDERR that is closed (see kd_point_std). */
-    RETVAL = kd_stdio_enter(aTHX_ in_fd, out_fd, err_fd);
+    /* Enters a run's world: descriptors 0-2 on IN_FD, OUT_FD, ERR_FD
+     * (stdio_enter), %ENV and the environment from CGI (env_enter), DIR
+     * the working directory; the worker's signal handlers, umask and
+     * selected handle noted, for world_leave. Returns stdio_enter's bits
+     * of the closed standard handles. */
+    RETVAL = kd_world_enter(aTHX_ in_fd, out_fd, err_fd, cgi, dir);
 OUTPUT:
     RETVAL
 
-int
-stdio_leave()
-CODE:
-    /* The worker's descriptors 0, 1 and 2 back, with its $| on STDOUT;
-     * the layers a script pushed on the handles popped. Returns the bits
-     * of the handles the script closed. */
-    RETVAL = kd_stdio_leave(aTHX);
-OUTPUT:
-    RETVAL
+void
+world_leave(char *cwd)
+PPCODE:
+    /* The worker's world back (env_leave, stdio_leave, the selected
+     * handle, CWD, umask); returns the bits of the standard handles the
+     * script closed, then (name, handler) for each signal handler the run
+     * changed, to be put back in %SIG (which only perl can do). */
+    PUTBACK;
+    kd_world_leave(aTHX_ cwd);
+    SPAGAIN;
 
 IV
 output_begin(int out_fd, int err_fd, IV max_err)

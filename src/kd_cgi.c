@@ -9,7 +9,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
-/* Kamado::CGI::Registry::env_enter/env_leave: the worker's %ENV and C
+/* kd_env_enter/kd_env_leave (world_enter, world_leave): the worker's %ENV and C
  * environment, put aside while a script runs in-process */
 static struct {
     int active;
@@ -68,10 +68,21 @@ kd_env_leave(pTHX)
     env_swap.active = 0;
 }
 
-/* See env_enter in Kamado.xs. The runs' %ENV is one hash, kept and
- * brought up to date for each run (most of its values are the same from
- * one request to the next): a new hash a run cost a magic element, two
- * allocations, per variable, and as many frees after. */
+/* %ENV and the C environment of a script's run, from CGI (NAME =>
+ * VALUE), in place of the worker's until kd_env_leave: the same as
+ * `local %ENV = %cgi`, for a fraction of the price. Perl's way sets
+ * each variable with setenv(3) and, leaving, clears the environment
+ * and sets each of the worker's again; here the runs get a hash of
+ * their own (with %ENV's magic: what a script sets, deletes or clears
+ * reaches the C environment through perl, as always) and `environ` an
+ * array built in one go. The worker's hash and array are only put
+ * aside. What the script does to `environ` (setenv copies it to an
+ * array of the C library's own, unsetenv and clearenv edit it in
+ * place) never frees ours: the array and its strings are freed at
+ * kd_env_leave, whichever array environ points at by then. The runs'
+ * hash is kept and brought up to date for each run (most values are
+ * the same from one request to the next): a new hash a run cost a
+ * magic element and two allocations per variable, and as many frees. */
 static void
 kd_env_enter(pTHX_ HV *cgi)
 {
@@ -159,7 +170,7 @@ kd_env_enter(pTHX_ HV *cgi)
     env_swap.active = 1;
 }
 
-/* Kamado::CGI::Registry::stdio_enter/stdio_leave: descriptors 0, 1 and 2
+/* kd_stdio_enter/kd_stdio_leave (world_enter, world_leave): descriptors 0, 1 and 2
  * of a run. dup2 keeps perl's STDIN, STDOUT and STDERR on their numbers,
  * so that system, exec, pipes and sysread see the run's files as a CGI
  * process sees its own. */
@@ -269,6 +280,83 @@ kd_stdio_enter(pTHX_ int in_fd, int out_fd, int err_fd)
     fds[1] = out_fd;
     fds[2] = err_fd;
     return kd_point_std(aTHX_ fds, 0);
+}
+
+/* Kamado::CGI::Registry::world_enter/world_leave: what a run changes in
+ * the worker, put aside and back in one call each way: the signal
+ * handlers (compared after the run), umask, the selected handle,
+ * descriptors 0-2, %ENV and the environment, the working directory. */
+static struct {
+    int active;
+    Mode_t umask;
+    GV *selected;
+    SV *signals[SIG_SIZE + 2];    /* copies; [SIG_SIZE], [SIG_SIZE + 1]: __DIE__, __WARN__ */
+} world;
+
+static SV *
+kd_signal_now(pTHX_ int i)
+{
+    return i < SIG_SIZE ? (PL_psig_ptr ? PL_psig_ptr[i] : NULL) : i == SIG_SIZE ? PL_diehook : PL_warnhook;
+}
+
+static int
+kd_world_enter(pTHX_ int in_fd, int out_fd, int err_fd, HV *cgi, const char *dir)
+{
+    int i, closed;
+    for (i = 1; i < SIG_SIZE + 2; i++) {
+        SV *now = kd_signal_now(aTHX_ i);
+        if (!world.signals[i])
+            world.signals[i] = newSV(0);
+        if (now)
+            sv_setsv(world.signals[i], now);
+        else
+            sv_set_undef(world.signals[i]);
+    }
+    world.umask = PerlLIO_umask(0);
+    (void)PerlLIO_umask(world.umask);
+    world.selected = (GV *)SvREFCNT_inc_simple(PL_defoutgv);
+    world.active = 1;
+    closed = kd_stdio_enter(aTHX_ in_fd, out_fd, err_fd);
+    kd_env_enter(aTHX_ cgi);
+    (void)chdir(dir);    /* (as perl's chdir in the script's place: no error) */
+    return closed;
+}
+
+/* Leaves the run's world; pushes on the stack the bits of the standard
+ * handles the script closed, then (name, handler) for each signal whose
+ * handler the run changed. */
+static void
+kd_world_leave(pTHX_ const char *cwd)
+{
+    dSP;
+    int i, closed;
+    if (!world.active)
+        return;
+    world.active = 0;
+    kd_env_leave(aTHX);
+    closed = kd_stdio_leave(aTHX);
+    if (world.selected) {
+        setdefout(world.selected);    /* (takes our reference) */
+        world.selected = NULL;
+    }
+    (void)chdir(cwd);
+    (void)PerlLIO_umask(world.umask);
+    mXPUSHi(closed);
+    for (i = 1; i < SIG_SIZE + 2; i++) {
+        SV *was = world.signals[i], *now = kd_signal_now(aTHX_ i);
+        int same;
+        if (!now || !SvOK(now))
+            same = !SvOK(was);
+        else if (SvROK(now) || SvROK(was))
+            same = SvROK(now) && SvROK(was) && SvRV(now) == SvRV(was);
+        else
+            same = SvOK(was) && sv_eq(now, was);
+        if (!same) {
+            mXPUSHs(newSVpv(i < SIG_SIZE ? PL_sig_name[i] : i == SIG_SIZE ? "__DIE__" : "__WARN__", 0));
+            mXPUSHs(newSVsv(was));
+        }
+    }
+    PUTBACK;
 }
 
 /* See output_begin in Kamado.xs. The output file is not emptied for

@@ -265,14 +265,11 @@ sub _io {
 sub _within {
     my ($s, $io, $cgi_env, $code) = @_;
     my $keep = _kept();
-    my $signals = signal_state();
-    my $umask = umask;
-    my $selected = select;
     my $tz = $ENV{TZ};
-    _reopen_std(stdio_enter(map { fileno $_ } @$io{qw(in out err)}));
+    # (descriptors, %ENV, cwd; the worker's signals, umask and selected
+    # handle noted: in XS, one call each way)
+    _reopen_std(world_enter((map { fileno $_ } @$io{qw(in out err)}), $cgi_env, $s->{dir}));
     {
-        # (local %ENV = %$cgi_env, in XS: a tenth of the price)
-        env_enter($cgi_env);
         # the locale a CGI process gets from this environment; the worker
         # stays in it between runs (switching back and forth would load
         # the locale files twice a request), so only a script that
@@ -291,7 +288,6 @@ sub _within {
         local @Kamado::CGI::Require::INC_ADDED = ();
         local $SCRIPT = $s;
         local $RUNNING = $$;
-        chdir $s->{dir};
         # (the script's errors are caught inside; this is for the runner's)
         eval { $code->(); 1 } or print STDERR "kamado: $@";
         # a child the script forked, back here without exit
@@ -300,20 +296,16 @@ sub _within {
         POSIX::setlocale(POSIX::LC_ALL(), $locale) if POSIX::setlocale(POSIX::LC_ALL()) ne $locale;
         # library files (not modules) are the script's business, not %INC's
         delete @INC{@Kamado::CGI::Require::INC_ADDED};
-        env_leave();
     }
-    _reopen_std(stdio_leave());
-    select $selected;
-    chdir $keep->{cwd};
-    umask $umask;
+    my ($closed, %changed) = world_leave($keep->{cwd});
+    _reopen_std($closed);
     POSIX::tzset() if ($ENV{TZ} // '') ne ($tz // '') || exists $cgi_env->{TZ};
     # (only what the script changed: assigning %SIG is a sigaction each)
-    my %changed = changed_signals($signals);
     $SIG{$_} = $changed{$_} for keys %changed;
 }
 
 # (the descriptors and perl's handles on them are swapped in XS:
-# stdio_enter, stdio_leave) A handle the script closed is opened again on
+# world_enter, world_leave) A handle the script closed is opened again on
 # its descriptor; CLOSED has a bit for each of STDIN, STDOUT, STDERR.
 sub _reopen_std {
     my ($closed) = @_;
