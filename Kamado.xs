@@ -28,13 +28,23 @@
 static timer_t request_timers[2];
 static pid_t request_timers_pid;     /* timers are not inherited by fork */
 
+static double request_deadlines[2];  /* when each timer goes off (CLOCK_MONOTONIC), 0: off */
+
+static double
+kd_monotonic(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
 /* Arms the soft and hard timers SOFT and HARD seconds from now (0: off);
  * 0 with errno set if that failed. */
 static int
 kd_request_timer_set(double soft, double hard)
 {
     static const int signals[2] = { SIGUSR2, SIGVTALRM };
-    double when[2];
+    double when[2], now = kd_monotonic();
     int i, ok = 1;
     when[0] = soft;
     when[1] = hard;
@@ -56,20 +66,27 @@ kd_request_timer_set(double soft, double hard)
         its.it_value.tv_nsec = (long)((when[i] - (double)(time_t)when[i]) * 1e9);
         if (timer_settime(request_timers[i], 0, &its, NULL) != 0)
             ok = 0;
+        request_deadlines[i] = when[i] > 0 ? now + when[i] : 0;
     }
     return ok;
 }
 
-/* Seconds left on the soft and hard timers, into LEFT (0: disarmed). */
+/* Seconds left on the soft and hard timers, into LEFT (0: disarmed or
+ * gone off), from the deadlines noted when they were set: every setting
+ * goes through kd_request_timer_set (no timer_gettime per request). */
 static void
 kd_request_timer_left(double left[2])
 {
     int i;
+    double now = 0;
     for (i = 0; i < 2; i++) {
-        struct itimerspec its;
         left[i] = 0;
-        if (request_timers_pid == getpid() && timer_gettime(request_timers[i], &its) == 0)
-            left[i] = (double)its.it_value.tv_sec + (double)its.it_value.tv_nsec / 1e9;
+        if (request_deadlines[i] > 0) {
+            if (!now)
+                now = request_timers_pid == getpid() ? kd_monotonic() : -1;
+            if (now > 0 && request_deadlines[i] > now)
+                left[i] = request_deadlines[i] - now;
+        }
     }
 }
 
@@ -953,21 +970,21 @@ PPCODE:
 }
 
 int
-world_enter(int in_fd, int out_fd, int err_fd, HV *cgi, char *dir)
+world_enter(int in_fd, int out_fd, int err_fd, HV *cgi, char *dir, SV *script)
 CODE:
     /* Enters a run's world: descriptors 0-2 on IN_FD, OUT_FD, ERR_FD
-     * (stdio_enter), %ENV and the environment from CGI (env_enter), DIR
-     * the working directory; the worker's signal handlers, umask and
-     * selected handle noted, for world_leave. Returns stdio_enter's bits
-     * of the closed standard handles. */
-    RETVAL = kd_world_enter(aTHX_ in_fd, out_fd, err_fd, cgi, dir);
+     * (kd_stdio_enter), %ENV and the environment from CGI (kd_env_enter),
+     * DIR the working directory, $0 SCRIPT; the worker's signal handlers,
+     * umask and selected handle noted, for world_leave. Returns the bits
+     * of the closed standard handles (kd_point_std). */
+    RETVAL = kd_world_enter(aTHX_ in_fd, out_fd, err_fd, cgi, dir, script);
 OUTPUT:
     RETVAL
 
 void
 world_leave(char *cwd)
 PPCODE:
-    /* The worker's world back (env_leave, stdio_leave, the selected
+    /* The worker's world back (%ENV, descriptors, $0, the selected
      * handle, CWD, umask); returns the bits of the standard handles the
      * script closed, then (name, handler) for each signal handler the run
      * changed, to be put back in %SIG (which only perl can do). */

@@ -291,6 +291,8 @@ static struct {
     Mode_t umask;
     GV *selected;
     SV *signals[SIG_SIZE + 2];    /* copies; [SIG_SIZE], [SIG_SIZE + 1]: __DIE__, __WARN__ */
+    SV *program;                  /* the worker's $0 */
+    SV *script;                   /* the run's */
 } world;
 
 static SV *
@@ -300,9 +302,10 @@ kd_signal_now(pTHX_ int i)
 }
 
 static int
-kd_world_enter(pTHX_ int in_fd, int out_fd, int err_fd, HV *cgi, const char *dir)
+kd_world_enter(pTHX_ int in_fd, int out_fd, int err_fd, HV *cgi, const char *dir, SV *script)
 {
     int i, closed;
+    SV *program = get_sv("0", GV_ADD);
     for (i = 1; i < SIG_SIZE + 2; i++) {
         SV *now = kd_signal_now(aTHX_ i);
         if (!world.signals[i])
@@ -315,6 +318,15 @@ kd_world_enter(pTHX_ int in_fd, int out_fd, int err_fd, HV *cgi, const char *dir
     world.umask = PerlLIO_umask(0);
     (void)PerlLIO_umask(world.umask);
     world.selected = (GV *)SvREFCNT_inc_simple(PL_defoutgv);
+    /* $0, without its magic: the process's title is left as it is (set,
+     * it is a prctl and a copy over argv, and as many to put it back) */
+    if (!world.program)
+        world.program = newSV(0);
+    sv_setsv_flags(world.program, program, SV_NOSTEAL);
+    if (world.script)
+        SvREFCNT_dec(world.script);
+    world.script = newSVsv(script);
+    sv_setsv_flags(program, script, SV_NOSTEAL);
     world.active = 1;
     closed = kd_stdio_enter(aTHX_ in_fd, out_fd, err_fd);
     kd_env_enter(aTHX_ cgi);
@@ -330,9 +342,15 @@ kd_world_leave(pTHX_ const char *cwd)
 {
     dSP;
     int i, closed;
+    SV *program = get_sv("0", GV_ADD);
     if (!world.active)
         return;
     world.active = 0;
+    /* (a script that set $0 changed the title: it is put back too) */
+    if (world.script && sv_eq(program, world.script))
+        sv_setsv_flags(program, world.program, SV_NOSTEAL);
+    else
+        sv_setsv_mg(program, world.program);
     kd_env_leave(aTHX);
     closed = kd_stdio_leave(aTHX);
     if (world.selected) {

@@ -198,7 +198,7 @@ sub response {
     # compiled (if it is not yet) and run in one stay in the script's world
     _within($s, $io, $a{cgi_env}, sub {
         _compile($s) unless $s->{code};
-        _run($s, $a{timeout}) if $s->{code};
+        _run($s, $io->{keep}, $a{timeout}) if $s->{code};
     });
     my $compiled = $s->{code} ? 1 : 0;
     my $exited = delete $s->{exited_compiling};
@@ -254,7 +254,7 @@ sub _io {
     my ($env) = @_;
     my $keep = _kept();
     my $body = ($env->{CONTENT_LENGTH} // 0) > 0 || defined $env->{HTTP_TRANSFER_ENCODING};
-    return { in => $body ? Kamado::CGI::Exec::_stdin($env) : $keep->{null}, out => $keep->{out}, err => $keep->{err},
+    return { keep => $keep, in => $body ? Kamado::CGI::Exec::_stdin($env) : $keep->{null}, out => $keep->{out}, err => $keep->{err},
              err_start => output_begin(fileno $keep->{out}, fileno $keep->{err}, MAX_KEPT) };
 }
 
@@ -264,11 +264,11 @@ sub _io {
 # was, whatever the script did.
 sub _within {
     my ($s, $io, $cgi_env, $code) = @_;
-    my $keep = _kept();
+    my $keep = $io->{keep};
     my $tz = $ENV{TZ};
-    # (descriptors, %ENV, cwd; the worker's signals, umask and selected
-    # handle noted: in XS, one call each way)
-    _reopen_std(world_enter((map { fileno $_ } @$io{qw(in out err)}), $cgi_env, $s->{dir}));
+    # (descriptors, %ENV, cwd, $0; the worker's signals, umask and
+    # selected handle noted: in XS, one call each way)
+    _reopen_std(world_enter((map { fileno $_ } @$io{qw(in out err)}), $cgi_env, $s->{dir}, $s->{file}));
     {
         # the locale a CGI process gets from this environment; the worker
         # stays in it between runs (switching back and forth would load
@@ -281,7 +281,6 @@ sub _within {
         local ($@, $!, $?) = ('', 0, 0);
         local $^W = $s->{warnings};
         local $^T = time;
-        local $0 = $s->{file};
         local @ARGV = ();
         local @INC = @INC;
         local $Kamado::CGI::Require::SCRIPT = $s;
@@ -466,9 +465,8 @@ sub _end_blocks {
 }
 
 sub _run {
-    my ($s, $timeout) = @_;
+    my ($s, $keep, $timeout) = @_;
     # a seed of its own, as a new perl takes one
-    my $keep = _kept();
     sysread $keep->{random}, $keep->{seeds}, 4096 unless length $keep->{seeds};
     srand(unpack 'L', substr $keep->{seeds}, 0, 4, '');
     FindBin::again() if defined &FindBin::again;
