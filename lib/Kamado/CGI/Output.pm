@@ -3,6 +3,8 @@ use 5.024;
 use strict;
 use warnings;
 
+use Kamado ();    # (the XS: _parse)
+
 # What a CGI script prints, turned into an HTTP response head the way
 # Apache's mod_cgi does it (util_script.c): header lines up to the first
 # empty line (LF or CRLF endings); "Status:" sets the status; a
@@ -21,13 +23,10 @@ sub new { bless { buf => '' }, shift }
 sub feed {
     my ($self, $bytes) = @_;
     $self->{buf} .= $bytes;
-    # the empty line ends the head; LF or CRLF, as scripts print either
-    # (an empty head first: the search below would run past its line)
-    if ($self->{buf} =~ /\A()\r?\n/ || $self->{buf} =~ /\A(.*?)\r?\n\r?\n/s) {
-        my $head = $1;
-        my $rest = substr $self->{buf}, $+[0];
+    # (the search for the empty line and the parse: _parse, in XS)
+    if (my $head = _parse($self->{buf})) {
         $self->{buf} = '';
-        return _parse($head, $rest);
+        return $head;
     }
     return { error => 'header too long' } if length $self->{buf} > MAX_HEAD;
     return undef;
@@ -40,35 +39,7 @@ sub finish {
                                            : 'end of script output before headers' };
 }
 
-sub _parse {
-    my ($head, $rest) = @_;
-    my (@headers, $status, $location, $type);
-    for my $line (split /\r?\n/, $head) {
-        if ($line =~ /^[ \t]/ && @headers) {
-            # a folded line continues the previous header (RFC 822)
-            $headers[-1] .= ' ' . ($line =~ s/^[ \t]+//r);
-            next;
-        }
-        my ($name, $value) = $line =~ /^([^:\s]+):[ \t]*(.*?)[ \t]*$/
-            or return { error => "malformed header from script. Bad header: " . _shorten($line) };
-        if (lc $name eq 'status') {
-            ($status) = $value =~ /^(\d{3})\b/
-                or return { error => "malformed header from script. Bad Status: " . _shorten($value) };
-            next;
-        }
-        $location = $value if lc $name eq 'location';
-        $type = $value if lc $name eq 'content-type';
-        push @headers, $name, $value;
-    }
-    if (defined $location && !defined $status) {
-        # a local path: Apache serves it instead, as a new GET
-        return { redirect => $location } if $location =~ m{^/};
-        $status = 302;
-    }
-    return { status => $status // 200, headers => \@headers, rest => $rest };
-}
-
-sub _shorten { my $s = shift; length $s > 80 ? substr($s, 0, 80) . '...' : $s }
+# _parse(OUTPUT): in XS (Kamado.xs, kd_parse_head in src/kd_cgi.c).
 
 1;
 __END__
