@@ -196,17 +196,14 @@ sub response {
     my $io = _io($a{env});
     local $timed_out = 0;
     # compiled (if it is not yet) and run in one stay in the script's world
-    _within($s, $io, $a{cgi_env}, sub {
-        _compile($s) unless $s->{code};
-        _run($s, $io->{keep}, $a{timeout}) if $s->{code};
-    });
+    _within($s, $io, $a{cgi_env}, $a{timeout});
     my $compiled = $s->{code} ? 1 : 0;
     my $exited = delete $s->{exited_compiling};
     # (what the script wrote to STDERR, perl's errors and warnings among it)
     _log_errors($io->{err}, $io->{err_start}, $file, $a{log});
     $a{log}->("$file: could not be compiled (its errors are above)") unless $compiled || $exited;
     _discard($s) if !$compiled || $a{mode} eq 'perlrun';
-    return $compiled || $exited ? _response($io->{out}, %a) : _error(500);
+    return $compiled || $exited ? _response($io->{out}, \%a) : _error(500);
 }
 
 sub _discard {
@@ -258,12 +255,12 @@ sub _io {
              err_start => output_begin(fileno $keep->{out}, fileno $keep->{err}, MAX_KEPT) };
 }
 
-# Runs CODE as the script would run under CGI: in its directory, with
-# the CGI environment and its locale, STDIO on the request's descriptors
-# 0, 1 and 2, fresh special variables; and puts the worker back as it
-# was, whatever the script did.
+# Compiles the script if it is not yet and runs it, as it would run under
+# CGI: in its directory, with the CGI environment and its locale, STDIO
+# on the request's descriptors 0, 1 and 2, fresh special variables; and
+# puts the worker back as it was, whatever the script did.
 sub _within {
-    my ($s, $io, $cgi_env, $code) = @_;
+    my ($s, $io, $cgi_env, $timeout) = @_;
     my $keep = $io->{keep};
     my $tz = $ENV{TZ};
     # (descriptors, %ENV, cwd, $0; the worker's signals, umask and
@@ -288,7 +285,11 @@ sub _within {
         local $SCRIPT = $s;
         local $RUNNING = $$;
         # (the script's errors are caught inside; this is for the runner's)
-        eval { $code->(); 1 } or print STDERR "kamado: $@";
+        eval {
+            _compile($s) unless $s->{code};
+            _run($s, $keep, $timeout) if $s->{code};
+            1;
+        } or print STDERR "kamado: $@";
         # a child the script forked, back here without exit
         _child_exit(0) if $$ != $RUNNING;
         alarm 0;
@@ -560,18 +561,18 @@ sub _log_errors {
 }
 
 sub _response {
-    my ($out, %a) = @_;
+    my ($out, $a) = @_;
     my $bytes = read_output(fileno $out);
     my $parser = Kamado::CGI::Output->new;
-    my $head = ($a{script}{nph} ? Kamado::CGI::Exec::_nph($bytes, $parser) : $parser->feed($bytes));
+    my $head = ($a->{script}{nph} ? Kamado::CGI::Exec::_nph($bytes, $parser) : $parser->feed($bytes));
     # stopped before its head was complete: Apache's answer to a timeout
     return [504, ['Content-Type' => 'text/plain'], ["Gateway Timeout\n"]] if !$head && $timed_out;
     $head //= $parser->finish;
     if ($head->{error}) {
-        $a{log}->("$a{script}{filename}: $head->{error}");
+        $a->{log}->("$a->{script}{filename}: $head->{error}");
         return _error(500);
     }
-    return $a{redirect}->($head->{redirect}) if defined $head->{redirect};
+    return $a->{redirect}->($head->{redirect}) if defined $head->{redirect};
     return [$head->{status}, $head->{headers}, [$head->{rest}]];
 }
 
