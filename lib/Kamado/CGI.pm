@@ -21,8 +21,8 @@ use Kamado::CGI::Source;
 #   Kamado::CGI->new(root => 'cgi-bin')->to_app
 
 our @MODES = qw(fork exec registry perlrun);
-# scripts whose unchanging CGI variables are kept (past it, made again)
-use constant MAX_STATIC_ENV => 1000;
+# requests whose mapping to a script is kept (past it, all are forgotten)
+use constant MAX_CACHED => 1000;
 my %RUNNER = (exec => 'Kamado::CGI::Exec', fork => 'Kamado::CGI::Fork',
     registry => 'Kamado::CGI::Registry', perlrun => 'Kamado::CGI::Registry');
 
@@ -47,6 +47,7 @@ sub new {
         timeout       => $args{timeout} // 300,     # seconds without output; Apache's Timeout
         log           => $args{log} // sub { print STDERR "[kamado] [$$] @_\n" },
         mode_files    => Kamado::CGI::ModeFile->new(root => $real, modes => \@MODES),
+        cache         => {},
     }, $class;
 }
 
@@ -55,7 +56,27 @@ sub to_app {
     return sub { $self->call(@_) };
 }
 
+# A script asked for again by the same SCRIPT_NAME and PATH_INFO runs
+# from what its mapping found the first time (kept only for paths without
+# a symbolic link: they need realpath each time) once what can have
+# changed is looked at again: the script is the same plain file (one
+# lstat: not changed, gone or made a link), the directories on the way
+# are still directories (not links), the index scripts before the one
+# chosen are still absent, the .kamado-cgi files that decide its mode are
+# unchanged. Else the path is mapped again.
 sub call {
+    my ($self, $env) = @_;
+    my $hit = $self->{cache}{ ($env->{SCRIPT_NAME} // '') . "\0" . ($env->{PATH_INFO} // '') }
+        // return $self->_map_request($env);
+    return $self->_map_request($env)
+        unless join(':', (lstat $hit->{file})[0, 1, 2, 7, 9]) eq $hit->{lstat}
+        && !grep({ lstat; !-d _ } $hit->{dirs}->@*)
+        && !grep({ -f } $hit->{absent}->@*)
+        && Kamado::CGI::ModeFile::key($hit->{mode_files}) eq $hit->{mode_key};
+    return $self->_run($env, $hit);
+}
+
+sub _map_request {
     my ($self, $env) = @_;
     my $path = $env->{PATH_INFO} // '';
     # (the server has decoded %2e and %2f already: a segment is what it is;
@@ -66,6 +87,7 @@ sub call {
     return _error(403) if grep { /^\./ } @segments;
     my ($file, $info, $symlink, @stat) = $self->_map(\@segments);
     return _error(404) unless defined $file;
+    my ($cacheable, @absent) = (!$symlink);
     if (S_ISDIR($stat[2])) {
         # a directory without its slash: as mod_dir, send the client there
         if ($path !~ m{/\z}) {
@@ -73,11 +95,18 @@ sub call {
             $uri .= "?$env->{QUERY_STRING}" if length($env->{QUERY_STRING} // '');
             return [301, ['Location' => $uri, 'Content-Type' => 'text/plain'], ["Moved Permanently\n"]];
         }
-        my ($index) = grep { -f "$file/$_" } $self->{index}->@*;
+        my $index;
+        for my $name ($self->{index}->@*) {
+            -f "$file/$name" ? ($index = $name, last) : push @absent, "$file/$name";
+        }
         return _error(403) unless defined $index;
         $file .= "/$index";
         @stat = stat $file;
-        $symlink = 1;    # (the index was not looked at with lstat: check it)
+        # (the index was not looked at with lstat: check it, and keep it
+        # only if it is no link)
+        my @lstat = lstat $file;
+        $cacheable &&= @lstat && !S_ISLNK($lstat[2]) && "@lstat[0, 1]" eq "@stat[0, 1]";
+        $symlink = 1;
         push @segments, $index;    # the index joins SCRIPT_NAME
         $info = '';
     }
@@ -86,7 +115,17 @@ sub call {
         my $real = Cwd::realpath($file) // return _error(404);
         return _error(403) unless index($real, "$self->{root}/") == 0;
     }
-    return $self->_script($env, $file, $info, \@segments, \@stat) if $self->_is_script($file);
+    if ($self->_is_script($file)) {
+        my $entry = $self->_script($env, $file, $info, \@segments, \@stat);
+        if ($cacheable) {
+            %{ $self->{cache} } = () if keys %{ $self->{cache} } >= MAX_CACHED;
+            $entry->{lstat} = join ':', @stat[0, 1, 2, 7, 9];
+            $entry->{dirs} = [ map { join '/', $self->{root}, @segments[0 .. $_] } 0 .. $#segments - 1 ];
+            $entry->{absent} = \@absent;
+            $self->{cache}{ ($env->{SCRIPT_NAME} // '') . "\0$path" } = $entry;
+        }
+        return $self->_run($env, $entry);
+    }
     return _error(404) if length $info;    # no path info after a static file
     return _static($env, $file, \@stat);
 }
@@ -122,38 +161,46 @@ sub _is_script {
     return scalar grep { $_ eq $ext } $self->{extensions}->@*;
 }
 
+# What the requests to the script FILE share, made once: { file, script
+# (the hash the runners get: they only read it), cgi_env (its fixed CGI
+# variables), mode, error (a .kamado-cgi that cannot be used), mode_files
+# and mode_key (those files, and what tells them changed) }.
 sub _script {
     my ($self, $env, $file, $info, $segments, $stat) = @_;
     my ($dir, $base) = $file =~ m{\A(.*)/([^/]+)\z};
-    my $script = {
+    my %script = (
         filename  => $file,
         key       => Kamado::CGI::Source::stat_key(@$stat),    # (a changed script is compiled again)
         dir       => $dir,
         name      => ($env->{SCRIPT_NAME} // '') . join('', map { "/$_" } @$segments),
         path_info => $info,
         nph       => $base =~ /^nph-/ ? 1 : 0,
-    };
+    );
+    Internals::SvREADONLY($script{$_}, 1) for keys %script;
     # (as Apache's ScriptAlias /cgi-bin/ /dir/: both with their slash)
-    my %env_args = (script => $script, document_root => $self->{document_root},
+    my $cgi_env = Kamado::CGI::Env->fixed(script => \%script, document_root => $self->{document_root},
         context_prefix => ($env->{SCRIPT_NAME} // '') . '/', context_root => "$self->{root}/",
         pass => $self->{pass_env});
-    # (what is the same for every request to the script, made once)
-    my $static = $self->{static_env}{"$env_args{context_prefix}\0$file"} //= do {
-        %{ $self->{static_env} } = () if keys %{ $self->{static_env} } >= MAX_STATIC_ENV;
-        Kamado::CGI::Env->static(%env_args);
-    };
-    my $cgi_env = Kamado::CGI::Env->for($env, %env_args, static => $static);
+    # (the files' key before they are read: a change in between is seen next time)
+    my $mode_files = $self->{mode_files}->files($dir);
+    my $mode_key = Kamado::CGI::ModeFile::key($mode_files);
     my ($mode, $error) = $self->{mode_files}->mode_for($dir, $base);
-    if ($error) {
-        $self->{log}->($error);
+    return { file => $file, script => \%script, cgi_env => $cgi_env, mode => $mode // $self->{mode},
+        error => $error, mode_files => $mode_files, mode_key => $mode_key };
+}
+
+sub _run {
+    my ($self, $env, $entry) = @_;
+    if ($entry->{error}) {
+        $self->{log}->($entry->{error});
         return [500, ['Content-Type' => 'text/plain'], ["Internal Server Error\n"]];
     }
-    $mode //= $self->{mode};
+    my $mode = $entry->{mode};
     return $RUNNER{$mode}->response(
         mode     => $mode,
         env      => $env,
-        script   => $script,
-        cgi_env  => $cgi_env,
+        script   => $entry->{script},
+        cgi_env  => Kamado::CGI::Env::request($env, $entry->{cgi_env}),
         log      => $self->{log},
         timeout  => $self->{timeout},
         redirect => sub { $self->_internal_redirect($env, @_) },

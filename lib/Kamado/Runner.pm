@@ -74,13 +74,50 @@ sub cgi_mounts {
 # The CGI directories mounted beside the PSGI app (at /, when there is one).
 sub _with_cgi {
     my ($mounts, $opt, $app) = @_;
-    require Plack::App::URLMap;
-    my $map = Plack::App::URLMap->new;
-    $map->map($_->[0] => Kamado::CGI->new(root => $_->[1], mode => $opt->{cgi_mode}, pass_env => $opt->{cgi_env},
-        timeout => $opt->{cgi_timeout}, extensions => [split /,/, $opt->{cgi_ext} // 'cgi,pl'])->to_app)
-        for @$mounts;
-    $map->map('/' => $app) if $app;
-    return $map->to_app;
+    return mount(
+        (map {
+            ($_->[0] => Kamado::CGI->new(root => $_->[1], mode => $opt->{cgi_mode}, pass_env => $opt->{cgi_env},
+                timeout => $opt->{cgi_timeout}, extensions => [split /,/, $opt->{cgi_ext} // 'cgi,pl'])->to_app)
+        } @$mounts),
+        ($app ? ('' => $app) : ()));
+}
+
+# mount(PREFIX => app, ...): one app of URLs as Plack::App::URLMap maps
+# them, for less: the longest PREFIX that is the path or is followed in it
+# by a slash wins, and gets the rest as PATH_INFO, the prefix added to
+# SCRIPT_NAME; both are put back when the app has answered (for a delayed
+# response, when it calls the responder). No prefix matches: 404. A
+# prefix has no slash at its end ('' is the whole site); of two equal
+# ones, the first.
+sub mount {
+    my (@pairs) = @_;
+    my @map = sort { $b->[1] <=> $a->[1] || $a->[3] <=> $b->[3] }
+        map { [$pairs[$_], length $pairs[$_], $pairs[ $_ + 1 ], $_] } grep { $_ % 2 == 0 } 0 .. $#pairs;
+    return sub {
+        my ($env) = @_;
+        my $path = $env->{PATH_INFO} // '';
+        for my $mount (@map) {    # (not $_: the app may change it, an in-process CGI script for one)
+            my ($prefix, $length, $app) = @$mount;
+            next unless index($path, $prefix) == 0
+                && (length $path == $length || substr($path, $length, 1) eq '/');
+            my ($path_info, $script_name) = @$env{qw(PATH_INFO SCRIPT_NAME)};
+            $env->{PATH_INFO} = substr $path, $length;
+            $env->{SCRIPT_NAME} = ($script_name // '') . $prefix;
+            my $res = $app->($env);
+            if (ref $res eq 'CODE') {
+                return sub {
+                    my ($respond) = @_;
+                    $res->(sub {
+                        @$env{qw(PATH_INFO SCRIPT_NAME)} = ($path_info, $script_name);
+                        return $respond->(@_);
+                    });
+                };
+            }
+            @$env{qw(PATH_INFO SCRIPT_NAME)} = ($path_info, $script_name);
+            return $res;
+        }
+        return [404, ['Content-Type' => 'text/plain'], ['Not Found']];
+    };
 }
 
 sub _describe_pool {

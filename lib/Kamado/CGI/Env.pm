@@ -13,80 +13,77 @@ use Kamado ();
 # as Apache does not pass it. What the server's own environment should
 # add goes through pass (Apache's PassEnv and SetEnv).
 
-my %DROP = map { $_ => 1 } qw(HTTP_PROXY HTTP_AUTHORIZATION HTTP_PROXY_AUTHORIZATION);
+my @DROP = qw(HTTP_PROXY HTTP_AUTHORIZATION HTTP_PROXY_AUTHORIZATION);
 
-# for(psgi_env, script => { name, filename, path_info, dir }, document_root => DIR,
+# for(psgi_env, script => { name, filename, path_info }, document_root => DIR,
 #     context_prefix => PREFIX, context_root => DIR, pass => [NAME or NAME=VALUE...])
-# The part that does not change from one request to the next (static)
-# can be given, made once per script: static => static(same arguments).
+# What does not change from one request to the script to the next can be
+# made once: for(psgi_env, fixed => fixed(same arguments)), or
+# request(psgi_env, fixed(...)).
 sub for {
     my ($class, $env, %args) = @_;
-    my $static = $args{static} // static($class, %args);
-    my $script = $args{script};
-    my $name = _server_name($env);
-    my %cgi = (
-        $static->{vars}->%*,
-        SERVER_PROTOCOL   => $env->{SERVER_PROTOCOL},
-        SERVER_NAME       => $name,
-        SERVER_PORT       => $env->{SERVER_PORT},
-        SERVER_ADDR       => $env->{SERVER_ADDR} // '127.0.0.1',
-        REQUEST_METHOD    => $env->{REQUEST_METHOD},
-        REQUEST_SCHEME    => $env->{'psgi.url_scheme'},
-        REQUEST_URI       => $env->{REQUEST_URI},
-        QUERY_STRING      => $env->{QUERY_STRING} // '',
-        SCRIPT_NAME       => $script->{name},
-        REMOTE_ADDR       => $env->{REMOTE_ADDR},
-        REMOTE_PORT       => $env->{REMOTE_PORT},
-        # Debian's apache2 has ServerSignature On
-        SERVER_SIGNATURE  => "<address>$static->{vars}{SERVER_SOFTWARE} Server at $name Port "
-                             . ($env->{SERVER_PORT} // '') . "</address>\n",
-    );
-    if (length $script->{path_info}) {
-        $cgi{PATH_INFO} = $script->{path_info};
-        # Apache maps the path info through the document root
-        $cgi{PATH_TRANSLATED} = $args{document_root} . $script->{path_info};
-    }
-    $cgi{HTTPS} = 'on' if $env->{'psgi.url_scheme'} eq 'https';
-    for my $key (qw(CONTENT_TYPE CONTENT_LENGTH)) {
-        $cgi{$key} = $env->{$key} if defined $env->{$key} && length $env->{$key};
-    }
-    for my $key (keys %$env) {
-        next if index($key, 'HTTP_') != 0 || $DROP{$key};
-        $cgi{$key} = $env->{$key};
-    }
-    # PassEnv/SetEnv: --cgi-env NAME or NAME=VALUE (over what the request gave)
-    @cgi{ keys $static->{pass}->%* } = values $static->{pass}->%*;
-    delete @cgi{ grep { !defined $cgi{$_} } keys %cgi };
+    return request($env, $args{fixed} // fixed($class, %args));
+}
+
+# The variables of a request: the fixed ones, those of the PSGI env, then
+# --cgi-env's (over what the request gave); none is undef.
+sub request {
+    my ($env, $fixed) = @_;
+    my %cgi = $fixed->{vars}->%*;
+    my $host = $env->{HTTP_HOST} // $env->{SERVER_NAME};
+    $host =~ s/:\d+\z// if defined $host && index($host, ':') >= 0 && $host !~ /\A\[[^\]]*\]\z/;
+    my $port = $env->{SERVER_PORT};
+    @cgi{qw(SERVER_PROTOCOL SERVER_NAME SERVER_PORT SERVER_ADDR REQUEST_METHOD REQUEST_SCHEME REQUEST_URI
+            QUERY_STRING REMOTE_ADDR REMOTE_PORT SERVER_SIGNATURE)}
+        = (@$env{qw(SERVER_PROTOCOL)}, $host, $port, $env->{SERVER_ADDR} // '127.0.0.1',
+           @$env{qw(REQUEST_METHOD psgi.url_scheme REQUEST_URI)}, $env->{QUERY_STRING} // '',
+           @$env{qw(REMOTE_ADDR REMOTE_PORT)},
+           # Debian's apache2 has ServerSignature On
+           "<address>$fixed->{software} Server at " . ($host // '') . ' Port ' . ($port // '') . "</address>\n");
+    $cgi{HTTPS} = 'on' if ($env->{'psgi.url_scheme'} // '') eq 'https';
+    $cgi{CONTENT_TYPE} = $env->{CONTENT_TYPE} if length $env->{CONTENT_TYPE};
+    $cgi{CONTENT_LENGTH} = $env->{CONTENT_LENGTH} if length $env->{CONTENT_LENGTH};
+    my @http = grep { index($_, 'HTTP_') == 0 && defined $env->{$_} } keys %$env;
+    @cgi{@http} = @$env{@http};
+    delete @cgi{@DROP};
+    delete @cgi{ grep { !defined $cgi{$_} } qw(SERVER_PROTOCOL SERVER_NAME SERVER_PORT REQUEST_METHOD
+        REQUEST_SCHEME REQUEST_URI REMOTE_ADDR REMOTE_PORT) };
+    # PassEnv/SetEnv: --cgi-env NAME or NAME=VALUE (an unset NAME removes it)
+    @cgi{ keys $fixed->{set}->%* } = values $fixed->{set}->%*;
+    delete @cgi{ $fixed->{unset}->@* };
     return \%cgi;
 }
 
-sub static {
+# The part of for() that is the same for every request to a script:
+# { vars, software, set, unset }.
+sub fixed {
     my ($class, %args) = @_;
+    my $script = $args{script};
     my %pass;
     for my $pass (($args{pass} // [])->@*) {
         my ($name, $value) = split /=/, $pass, 2;
         $pass{$name} = $value // $ENV{$name};
     }
-    return {
-        vars => {
-            GATEWAY_INTERFACE => 'CGI/1.1',
-            SERVER_SOFTWARE   => "Kamado/$Kamado::VERSION",
-            SERVER_ADMIN      => '[no address given]',    # Apache's, without ServerAdmin
-            SCRIPT_FILENAME   => $args{script}{filename},
-            DOCUMENT_ROOT     => $args{document_root},
-            CONTEXT_PREFIX    => $args{context_prefix} // '',
-            CONTEXT_DOCUMENT_ROOT => $args{context_root} // $args{document_root},
-            PATH              => $ENV{PATH} // '/usr/local/bin:/usr/bin:/bin',
-        },
-        pass => \%pass,
-    };
-}
-
-sub _server_name {
-    my ($env) = @_;
-    my $host = $env->{HTTP_HOST} // $env->{SERVER_NAME};
-    $host =~ s/:\d+\z// unless $host =~ /\A\[[^\]]*\]\z/;
-    return $host;
+    my %set = map { defined $pass{$_} ? ($_ => $pass{$_}) : () } keys %pass;
+    my @unset = grep { !defined $pass{$_} } keys %pass;
+    my %vars = (
+        GATEWAY_INTERFACE => 'CGI/1.1',
+        SERVER_SOFTWARE   => "Kamado/$Kamado::VERSION",
+        SERVER_ADMIN      => '[no address given]',    # Apache's, without ServerAdmin
+        SCRIPT_FILENAME   => $script->{filename},
+        SCRIPT_NAME       => $script->{name},
+        DOCUMENT_ROOT     => $args{document_root},
+        CONTEXT_PREFIX    => $args{context_prefix} // '',
+        CONTEXT_DOCUMENT_ROOT => $args{context_root} // $args{document_root},
+        PATH              => $ENV{PATH} // '/usr/local/bin:/usr/bin:/bin',
+    );
+    if (length $script->{path_info}) {
+        $vars{PATH_INFO} = $script->{path_info};
+        # Apache maps the path info through the document root
+        $vars{PATH_TRANSLATED} = $args{document_root} . $script->{path_info};
+    }
+    delete @vars{ grep { !defined $vars{$_} } keys %vars };
+    return { vars => \%vars, software => "Kamado/$Kamado::VERSION", set => \%set, unset => \@unset };
 }
 
 1;

@@ -22,7 +22,29 @@ our $NAME = '.kamado-cgi';
 
 sub new {
     my ($class, %a) = @_;
-    return bless { root => $a{root}, modes => $a{modes}, files => {} }, $class;
+    return bless { root => $a{root}, modes => $a{modes}, files => {}, chains => {} }, $class;
+}
+
+# The mode files that can decide for the scripts of DIR: [paths], its own
+# directory's first, up to the root's.
+sub files {
+    my ($self, $dir) = @_;
+    return $self->{chains}{$dir} //= do {
+        %{ $self->{chains} } = () if keys %{ $self->{chains} } >= 1000;
+        my @files;
+        for (my $d = $dir; ; $d =~ s{/[^/]*\z}{}) {
+            push @files, "$d/$NAME";
+            last if length $d <= length $self->{root};
+        }
+        \@files;
+    };
+}
+
+# What tells that some of these files appeared, changed or went: one stat
+# of each.
+sub key {
+    my ($files) = @_;
+    return join "\0", map { join ':', (stat)[0, 1, 7, 9] } @$files;    # (Source::stat_key)
 }
 
 # The mode for the script DIR/BASE: (mode) or (undef, error) for a file
@@ -30,14 +52,15 @@ sub new {
 # file says.
 sub mode_for {
     my ($self, $dir, $base) = @_;
-    for (my $d = $dir; ; $d =~ s{/[^/]*\z}{}) {
-        my $file = $self->_read("$d/$NAME");
+    my $own = 1;
+    for my $path ($self->files($dir)->@*) {
+        my $file = $self->_read($path);
         return (undef, $file->{error}) if $file && $file->{error};
         if ($file) {
-            return $file->{scripts}{$base} if $d eq $dir && defined $file->{scripts}{$base};
+            return $file->{scripts}{$base} if $own && defined $file->{scripts}{$base};
             return $file->{all} if defined $file->{all};
         }
-        last if length $d <= length $self->{root};
+        $own = 0;
     }
     return ();
 }
