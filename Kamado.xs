@@ -992,6 +992,36 @@ PPCODE:
     kd_world_leave(aTHX_ cwd);
     SPAGAIN;
 
+void
+new_page(SV *format, SV *format_glob, SV *top, SV *top_glob)
+CODE:
+{
+    /* STDOUT's page state as a new process has it, with the run's
+     * formats (their names, FORMAT and TOP, and references to their
+     * globs): what `select STDOUT; ($-, $%, $=, $~, $^) = (0, 0, 60,
+     * FORMAT, TOP)` does (perl keeps it in the handle, from one run to the
+     * next), without the select, five magic sets and two lookups of the
+     * globs by name. */
+    GV *gv = kd_std_gv(aTHX_ 1);
+    IO *io = gv ? GvIOn(gv) : NULL;
+    if (!io || !SvROK(format_glob) || !isGV_with_GP(SvRV(format_glob))
+        || !SvROK(top_glob) || !isGV_with_GP(SvRV(top_glob)))
+        XSRETURN_EMPTY;
+    IoLINES_LEFT(io) = 0;
+    IoPAGE(io) = 0;
+    IoPAGE_LEN(io) = 60;
+    if (!IoFMT_NAME(io) || strNE(IoFMT_NAME(io), SvPV_nolen(format))) {
+        Safefree(IoFMT_NAME(io));
+        IoFMT_NAME(io) = savesvpv(format);
+    }
+    IoFMT_GV(io) = (GV *)SvRV(format_glob);
+    if (!IoTOP_NAME(io) || strNE(IoTOP_NAME(io), SvPV_nolen(top))) {
+        Safefree(IoTOP_NAME(io));
+        IoTOP_NAME(io) = savesvpv(top);
+    }
+    IoTOP_GV(io) = (GV *)SvRV(top_glob);
+}
+
 IV
 output_begin(int out_fd, int err_fd, IV max_err)
 CODE:
@@ -1062,6 +1092,17 @@ CODE:
         XSRETURN_UNDEF;
     RETVAL = newRV_noinc((SV *)kd_parse_head(aTHX_ o, head_len, o + head_len + skip, len - head_len - skip));
 }
+OUTPUT:
+    RETVAL
+
+MODULE = Kamado    PACKAGE = Kamado::CGI::Env
+
+PROTOTYPES: DISABLE
+
+SV *
+_request(HV *env, HV *fixed)
+CODE:
+    RETVAL = newRV_noinc((SV *)kd_request_env(aTHX_ env, fixed));
 OUTPUT:
     RETVAL
 

@@ -748,3 +748,142 @@ kd_parse_head(pTHX_ const char *head, STRLEN len, const char *rest, STRLEN rest_
     (void)hv_stores(result, "rest", newSVpvn(rest, rest_len));
     return result;
 }
+
+/* Kamado::CGI::Env::request: the CGI variables of a request, from the
+ * PSGI ENV and the script's FIXED part ({ vars, software, set, unset },
+ * made once by Kamado::CGI::Env::fixed, where the rules are told). In
+ * C: in Perl, the hash, the Host's port and the HTTP_ headers cost a
+ * hello request 75,000 instructions. */
+static SV *
+kd_env_fetch(pTHX_ HV *hv, const char *key, I32 klen)
+{
+    SV **svp = hv_fetch(hv, key, klen, 0);
+    return svp && SvOK(*svp) ? *svp : NULL;
+}
+
+#define KD_FETCH(hv, key) kd_env_fetch(aTHX_ (hv), "" key "", sizeof(key) - 1)
+
+static void
+kd_env_copy(pTHX_ HV *cgi, const char *name, I32 nlen, SV *value)
+{
+    if (value)
+        (void)hv_store(cgi, name, nlen, newSVsv(value), 0);
+}
+
+#define KD_COPY(cgi, name, value) kd_env_copy(aTHX_ (cgi), "" name "", sizeof(name) - 1, (value))
+
+static HV *
+kd_request_env(pTHX_ HV *env, HV *fixed)
+{
+    HV *cgi = newHV(), *vars, *set;
+    AV *unset;
+    SV *host_sv, *port, *scheme, *software, *value, **svp;
+    SV *host = NULL, *signature;
+    HE *he;
+    STRLEN len;
+    const char *h;
+    svp = hv_fetchs(fixed, "vars", 0);
+    vars = svp && SvROK(*svp) && SvTYPE(SvRV(*svp)) == SVt_PVHV ? (HV *)SvRV(*svp) : NULL;
+    svp = hv_fetchs(fixed, "set", 0);
+    set = svp && SvROK(*svp) && SvTYPE(SvRV(*svp)) == SVt_PVHV ? (HV *)SvRV(*svp) : NULL;
+    svp = hv_fetchs(fixed, "unset", 0);
+    unset = svp && SvROK(*svp) && SvTYPE(SvRV(*svp)) == SVt_PVAV ? (AV *)SvRV(*svp) : NULL;
+    software = kd_env_fetch(aTHX_ fixed, "software", 8);
+    if (vars) {
+        hv_iterinit(vars);
+        while ((he = hv_iternext(vars))) {
+            I32 klen;
+            const char *key = hv_iterkey(he, &klen);
+            kd_env_copy(aTHX_ cgi, key, klen, SvOK(HeVAL(he)) ? HeVAL(he) : NULL);
+        }
+    }
+    /* SERVER_NAME: the Host without its port (an IPv6 literal keeps its
+     * brackets) */
+    host_sv = KD_FETCH(env, "HTTP_HOST");
+    if (!host_sv)
+        host_sv = KD_FETCH(env, "SERVER_NAME");
+    if (host_sv) {
+        host = sv_2mortal(newSVsv(host_sv));
+        h = SvPV(host, len);
+        if (memchr(h, ':', len) && !(len >= 2 && h[0] == '[' && h[len - 1] == ']' && !memchr(h + 1, ']', len - 2))) {
+            STRLEN end = len;
+            while (end > 0 && isDIGIT(h[end - 1]))
+                end--;
+            if (end < len && end > 0 && h[end - 1] == ':')
+                SvCUR_set(host, end - 1);
+        }
+    }
+    port = KD_FETCH(env, "SERVER_PORT");
+    scheme = KD_FETCH(env, "psgi.url_scheme");
+    KD_COPY(cgi, "SERVER_PROTOCOL", KD_FETCH(env, "SERVER_PROTOCOL"));
+    KD_COPY(cgi, "SERVER_NAME", host);
+    KD_COPY(cgi, "SERVER_PORT", port);
+    value = KD_FETCH(env, "SERVER_ADDR");
+    if (value)
+        KD_COPY(cgi, "SERVER_ADDR", value);
+    else
+        (void)hv_stores(cgi, "SERVER_ADDR", newSVpvs("127.0.0.1"));
+    KD_COPY(cgi, "REQUEST_METHOD", KD_FETCH(env, "REQUEST_METHOD"));
+    KD_COPY(cgi, "REQUEST_SCHEME", scheme);
+    KD_COPY(cgi, "REQUEST_URI", KD_FETCH(env, "REQUEST_URI"));
+    value = KD_FETCH(env, "QUERY_STRING");
+    if (value)
+        KD_COPY(cgi, "QUERY_STRING", value);
+    else
+        (void)hv_stores(cgi, "QUERY_STRING", newSVpvs(""));
+    KD_COPY(cgi, "REMOTE_ADDR", KD_FETCH(env, "REMOTE_ADDR"));
+    KD_COPY(cgi, "REMOTE_PORT", KD_FETCH(env, "REMOTE_PORT"));
+    /* Debian's apache2 has ServerSignature On */
+    signature = newSVpvs("<address>");
+    if (software)
+        sv_catsv(signature, software);
+    sv_catpvs(signature, " Server at ");
+    if (host)
+        sv_catsv(signature, host);
+    sv_catpvs(signature, " Port ");
+    if (port)
+        sv_catsv(signature, port);
+    sv_catpvs(signature, "</address>\n");
+    (void)hv_stores(cgi, "SERVER_SIGNATURE", signature);
+    if (scheme && strEQ(SvPV_nolen(scheme), "https"))
+        (void)hv_stores(cgi, "HTTPS", newSVpvs("on"));
+    value = KD_FETCH(env, "CONTENT_TYPE");
+    if (value && (SvPV(value, len), len > 0))
+        KD_COPY(cgi, "CONTENT_TYPE", value);
+    value = KD_FETCH(env, "CONTENT_LENGTH");
+    if (value && (SvPV(value, len), len > 0))
+        KD_COPY(cgi, "CONTENT_LENGTH", value);
+    /* the request's headers, but those Apache never passes (httpoxy, the
+     * credentials) */
+    hv_iterinit(env);
+    while ((he = hv_iternext(env))) {
+        I32 klen;
+        const char *key = hv_iterkey(he, &klen);
+        SV *v = HeVAL(he);
+        if (klen < 5 || memcmp(key, "HTTP_", 5) != 0 || !SvOK(v))
+            continue;
+        if ((klen == 10 && memEQ(key, "HTTP_PROXY", 10))
+            || (klen == 18 && memEQ(key, "HTTP_AUTHORIZATION", 18))
+            || (klen == 24 && memEQ(key, "HTTP_PROXY_AUTHORIZATION", 24)))
+            continue;
+        kd_env_copy(aTHX_ cgi, key, klen, v);
+    }
+    /* PassEnv/SetEnv: --cgi-env NAME or NAME=VALUE (an unset NAME removes it) */
+    if (set) {
+        hv_iterinit(set);
+        while ((he = hv_iternext(set))) {
+            I32 klen;
+            const char *key = hv_iterkey(he, &klen);
+            (void)hv_store(cgi, key, klen, newSVsv(HeVAL(he)), 0);
+        }
+    }
+    if (unset) {
+        SSize_t i;
+        for (i = 0; i <= av_tindex(unset); i++) {
+            SV **name = av_fetch(unset, i, 0);
+            if (name)
+                (void)hv_delete_ent(cgi, *name, G_DISCARD, 0);
+        }
+    }
+    return cgi;
+}

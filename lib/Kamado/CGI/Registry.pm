@@ -424,6 +424,8 @@ sub _compile {
         my (undef, $file, $line) = caller;
         die "Undefined subroutine &main::$name called at $file line $line.\n";
     };
+    # (its formats' names and globs, for each run's new page: new_page)
+    $s->{page} = [map { ("$own\::$_", \*{"$own\::$_"}) } qw(STDOUT STDOUT_TOP)];
     $s->{code} = $code;
 }
 
@@ -484,9 +486,7 @@ sub _run {
     }
     share_lexicals($s->{code}, $s->{subs}->@*);
     # a new page, with the script's formats (perl keeps STDOUT's state)
-    my $old = select STDOUT;
-    ($-, $%, $=, $~, $^) = (0, 0, 60, "$s->{package}::STDOUT", "$s->{package}::STDOUT_TOP");
-    select $old;
+    new_page($s->{page}->@*);
     $SIG{$_} = $s->{sig}{$_} for keys $s->{sig}->%*;
     no strict 'refs';
     open *{ ($s->{source}{data_package} // $s->{package}) . '::DATA' }, '<', \$s->{source}{data}
