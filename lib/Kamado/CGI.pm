@@ -288,6 +288,12 @@ requests. The source of a script is never served. A path with a segment
 starting with a dot (dotfiles, C<.> and C<..>, however encoded) is 403; a
 symbolic link leading out of the root is 403; what does not exist is 404.
 
+A worker keeps what the mapping of a URL to a script found (at most 1000
+URLs), and on each request looks again only at what can change: the
+script (one C<lstat>), the directories on the way, the index scripts
+before the one chosen and the F<.kamado-cgi> files; a path with a
+symbolic link on the way is mapped afresh every time.
+
 =head1 MODES
 
 =over
