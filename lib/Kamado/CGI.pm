@@ -176,6 +176,7 @@ sub _script {
         path_info => $info,
         nph       => $base =~ /^nph-/ ? 1 : 0,
     );
+    # (shared by the requests to the script: a runner that wrote to it would die)
     Internals::SvREADONLY($script{$_}, 1) for keys %script;
     # (as Apache's ScriptAlias /cgi-bin/ /dir/: both with their slash)
     my $cgi_env = Kamado::CGI::Env->fixed(script => \%script, document_root => $self->{document_root},
