@@ -176,6 +176,7 @@ sub _script {
         path_info => $info,
         nph       => $base =~ /^nph-/ ? 1 : 0,
     );
+    # (shared by the requests to the script: a runner that wrote to it would die)
     Internals::SvREADONLY($script{$_}, 1) for keys %script;
     # (as Apache's ScriptAlias /cgi-bin/ /dir/: both with their slash)
     my $cgi_env = Kamado::CGI::Env->fixed(script => \%script, document_root => $self->{document_root},
@@ -287,6 +288,12 @@ extension, C<Last-Modified>, C<ETag> and 304 answers to conditional
 requests. The source of a script is never served. A path with a segment
 starting with a dot (dotfiles, C<.> and C<..>, however encoded) is 403; a
 symbolic link leading out of the root is 403; what does not exist is 404.
+
+A worker keeps what the mapping of a URL to a script found (at most 1000
+URLs), and on each request looks again only at what can change: the
+script (one C<lstat>), the directories on the way, the index scripts
+before the one chosen and the F<.kamado-cgi> files; a path with a
+symbolic link on the way is mapped afresh every time.
 
 =head1 MODES
 

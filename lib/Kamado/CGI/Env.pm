@@ -14,6 +14,7 @@ use Kamado ();
 # add goes through pass (Apache's PassEnv and SetEnv).
 
 my @DROP = qw(HTTP_PROXY HTTP_AUTHORIZATION HTTP_PROXY_AUTHORIZATION);
+my %SERVER;
 
 # for(psgi_env, script => { name, filename, path_info }, document_root => DIR,
 #     context_prefix => PREFIX, context_root => DIR, pass => [NAME or NAME=VALUE...])
@@ -30,32 +31,42 @@ sub for {
 sub request {
     my ($env, $fixed) = @_;
     my %cgi = $fixed->{vars}->%*;
-    my $host = $env->{HTTP_HOST} // $env->{SERVER_NAME};
-    $host =~ s/:\d+\z// if defined $host && index($host, ':') >= 0 && $host !~ /\A\[[^\]]*\]\z/;
-    my $port = $env->{SERVER_PORT};
+    my ($host, $port) = ($env->{HTTP_HOST} // $env->{SERVER_NAME}, $env->{SERVER_PORT});
+    my $server = defined $host && defined $port && $SERVER{"$host\0$port"} || _server($host, $port);
     @cgi{qw(SERVER_PROTOCOL SERVER_NAME SERVER_PORT SERVER_ADDR REQUEST_METHOD REQUEST_SCHEME REQUEST_URI
             QUERY_STRING REMOTE_ADDR REMOTE_PORT SERVER_SIGNATURE)}
-        = (@$env{qw(SERVER_PROTOCOL)}, $host, $port, $env->{SERVER_ADDR} // '127.0.0.1',
+        = ($env->{SERVER_PROTOCOL}, $server->[0], $port, $env->{SERVER_ADDR} // '127.0.0.1',
            @$env{qw(REQUEST_METHOD psgi.url_scheme REQUEST_URI)}, $env->{QUERY_STRING} // '',
-           @$env{qw(REMOTE_ADDR REMOTE_PORT)},
-           # Debian's apache2 has ServerSignature On
-           "<address>$fixed->{software} Server at " . ($host // '') . ' Port ' . ($port // '') . "</address>\n");
+           @$env{qw(REMOTE_ADDR REMOTE_PORT)}, $server->[1]);
     $cgi{HTTPS} = 'on' if ($env->{'psgi.url_scheme'} // '') eq 'https';
     $cgi{CONTENT_TYPE} = $env->{CONTENT_TYPE} if length $env->{CONTENT_TYPE};
     $cgi{CONTENT_LENGTH} = $env->{CONTENT_LENGTH} if length $env->{CONTENT_LENGTH};
-    my @http = grep { index($_, 'HTTP_') == 0 && defined $env->{$_} } keys %$env;
+    my @http = grep { index($_, 'HTTP_') == 0 } keys %$env;
     @cgi{@http} = @$env{@http};
     delete @cgi{@DROP};
     delete @cgi{ grep { !defined $cgi{$_} } qw(SERVER_PROTOCOL SERVER_NAME SERVER_PORT REQUEST_METHOD
-        REQUEST_SCHEME REQUEST_URI REMOTE_ADDR REMOTE_PORT) };
+        REQUEST_SCHEME REQUEST_URI REMOTE_ADDR REMOTE_PORT), @http };
     # PassEnv/SetEnv: --cgi-env NAME or NAME=VALUE (an unset NAME removes it)
     @cgi{ keys $fixed->{set}->%* } = values $fixed->{set}->%*;
     delete @cgi{ $fixed->{unset}->@* };
     return \%cgi;
 }
 
+# [SERVER_NAME, SERVER_SIGNATURE] of a Host (or server name) and port,
+# kept for 100 of them
+sub _server {
+    my ($host, $port) = @_;
+    my $name = $host;
+    $name =~ s/:\d+\z// if defined $name && $name !~ /\A\[[^\]]*\]\z/;
+    # Debian's apache2 has ServerSignature On
+    my $server = [$name, "<address>Kamado/$Kamado::VERSION Server at " . ($name // '') . ' Port ' . ($port // '') . "</address>\n"];
+    return $server unless defined $host && defined $port;
+    %SERVER = () if keys %SERVER >= 100;
+    return $SERVER{"$host\0$port"} = $server;
+}
+
 # The part of for() that is the same for every request to a script:
-# { vars, software, set, unset }.
+# { vars, set, unset }.
 sub fixed {
     my ($class, %args) = @_;
     my $script = $args{script};
@@ -83,7 +94,7 @@ sub fixed {
         $vars{PATH_TRANSLATED} = $args{document_root} . $script->{path_info};
     }
     delete @vars{ grep { !defined $vars{$_} } keys %vars };
-    return { vars => \%vars, software => "Kamado/$Kamado::VERSION", set => \%set, unset => \@unset };
+    return { vars => \%vars, set => \%set, unset => \@unset };
 }
 
 1;
