@@ -1100,8 +1100,9 @@ MODULE = Kamado    PACKAGE = Kamado::CGI::Env
 PROTOTYPES: DISABLE
 
 SV *
-_request(HV *env, HV *fixed)
+request(HV *env, HV *fixed)
 CODE:
+    /* a new hash (see kd_request_env) */
     RETVAL = newRV_noinc((SV *)kd_request_env(aTHX_ env, fixed));
 OUTPUT:
     RETVAL

@@ -750,8 +750,8 @@ kd_parse_head(pTHX_ const char *head, STRLEN len, const char *rest, STRLEN rest_
 }
 
 /* Kamado::CGI::Env::request: the CGI variables of a request, from the
- * PSGI ENV and the script's FIXED part ({ vars, software, set, unset },
- * made once by Kamado::CGI::Env::fixed, where the rules are told). In
+ * PSGI ENV and the script's FIXED part ({ vars, set, unset }, made once
+ * by Kamado::CGI::Env::fixed, where the rules are told). In
  * C: in Perl, the hash, the Host's port and the HTTP_ headers cost a
  * hello request 75,000 instructions. */
 static SV *
@@ -788,7 +788,7 @@ kd_request_env(pTHX_ HV *env, HV *fixed)
     set = svp && SvROK(*svp) && SvTYPE(SvRV(*svp)) == SVt_PVHV ? (HV *)SvRV(*svp) : NULL;
     svp = hv_fetchs(fixed, "unset", 0);
     unset = svp && SvROK(*svp) && SvTYPE(SvRV(*svp)) == SVt_PVAV ? (AV *)SvRV(*svp) : NULL;
-    software = kd_env_fetch(aTHX_ fixed, "software", 8);
+    software = vars ? KD_FETCH(vars, "SERVER_SOFTWARE") : NULL;
     if (vars) {
         hv_iterinit(vars);
         while ((he = hv_iternext(vars))) {

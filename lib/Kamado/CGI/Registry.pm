@@ -279,6 +279,8 @@ sub _within {
         local $^W = $s->{warnings};
         local $^T = time;
         local @ARGV = ();
+        # (a script's while (<STDIN>) must not change the worker's $_)
+        local $_;
         local @INC = @INC;
         local $Kamado::CGI::Require::SCRIPT = $s;
         local @Kamado::CGI::Require::INC_ADDED = ();
