@@ -970,14 +970,15 @@ PPCODE:
 }
 
 int
-world_enter(int in_fd, int out_fd, int err_fd, HV *cgi, char *dir, SV *script)
+world_enter(int in_fd, int out_fd, int err_fd, HV *env, HV *fixed, char *dir, SV *script)
 CODE:
     /* Enters a run's world: descriptors 0-2 on IN_FD, OUT_FD, ERR_FD
-     * (kd_stdio_enter), %ENV and the environment from CGI (kd_env_enter),
+     * (kd_stdio_enter), %ENV and the environment of the request ENV for
+     * the script's FIXED part (kd_env_enter),
      * DIR the working directory, $0 SCRIPT; the worker's signal handlers,
      * umask and selected handle noted, for world_leave. Returns the bits
      * of the closed standard handles (kd_point_std). */
-    RETVAL = kd_world_enter(aTHX_ in_fd, out_fd, err_fd, cgi, dir, script);
+    RETVAL = kd_world_enter(aTHX_ in_fd, out_fd, err_fd, env, fixed, dir, script);
 OUTPUT:
     RETVAL
 

@@ -68,8 +68,182 @@ kd_env_leave(pTHX)
     env_swap.active = 0;
 }
 
-/* %ENV and the C environment of a script's run, from CGI (NAME =>
- * VALUE), in place of the worker's until kd_env_leave: the same as
+/* The CGI variables of a request, from the PSGI ENV and the script's
+ * FIXED part ({ vars, set, unset }, made once by Kamado::CGI::Env::fixed,
+ * where the rules are told), as a list of names and values (pointing at
+ * ENV's and FIXED's own values, or at mortal ones), for a new hash
+ * (Kamado::CGI::Env::request) or straight into the runs' %ENV
+ * (kd_env_enter). In Perl, the hash, the Host's port and the HTTP_
+ * headers cost a hello request 75,000 instructions. */
+#define KD_MAX_VARS 256
+typedef struct {
+    size_t count;
+    struct { const char *key; I32 klen; SV *value; } var[KD_MAX_VARS];
+} kd_vars;
+
+static SV *
+kd_env_fetch(pTHX_ HV *hv, const char *key, I32 klen)
+{
+    SV **svp = hv_fetch(hv, key, klen, 0);
+    return svp && SvOK(*svp) ? *svp : NULL;
+}
+
+#define KD_FETCH(hv, key) kd_env_fetch(aTHX_ (hv), "" key "", sizeof(key) - 1)
+
+/* Adds NAME (unless VALUE is NULL); with REPLACE, over one of that name. */
+static void
+kd_vars_put(kd_vars *v, const char *key, I32 klen, SV *value, int replace)
+{
+    size_t i;
+    if (replace)
+        for (i = 0; i < v->count; i++)
+            if (v->var[i].klen == klen && memEQ(v->var[i].key, key, klen)) {
+                if (value)
+                    v->var[i].value = value;
+                else
+                    v->var[i] = v->var[--v->count];
+                return;
+            }
+    if (!value || v->count >= KD_MAX_VARS)
+        return;
+    v->var[v->count].key = key;
+    v->var[v->count].klen = klen;
+    v->var[v->count].value = value;
+    v->count++;
+}
+
+#define KD_PUT(v, name, value) kd_vars_put((v), "" name "", sizeof(name) - 1, (value), 0)
+
+static HV *
+kd_fixed_part(pTHX_ HV *fixed, const char *name, I32 len, svtype type)
+{
+    SV **svp = hv_fetch(fixed, name, len, 0);
+    return svp && SvROK(*svp) && SvTYPE(SvRV(*svp)) == type ? (HV *)SvRV(*svp) : NULL;
+}
+
+static void
+kd_request_vars(pTHX_ HV *env, HV *fixed, kd_vars *v)
+{
+    HV *vars = kd_fixed_part(aTHX_ fixed, "vars", 4, SVt_PVHV);
+    HV *set = kd_fixed_part(aTHX_ fixed, "set", 3, SVt_PVHV);
+    AV *unset = (AV *)kd_fixed_part(aTHX_ fixed, "unset", 5, SVt_PVAV);
+    SV *host_sv, *port, *scheme, *software, *value, *host = NULL, *signature;
+    HE *he;
+    STRLEN len;
+    const char *h;
+    v->count = 0;
+    software = vars ? KD_FETCH(vars, "SERVER_SOFTWARE") : NULL;
+    if (vars) {
+        hv_iterinit(vars);
+        while ((he = hv_iternext(vars))) {
+            I32 klen;
+            const char *key = hv_iterkey(he, &klen);
+            kd_vars_put(v, key, klen, SvOK(HeVAL(he)) ? HeVAL(he) : NULL, 0);
+        }
+    }
+    /* SERVER_NAME: the Host without its port (an IPv6 literal keeps its
+     * brackets) */
+    host_sv = KD_FETCH(env, "HTTP_HOST");
+    if (!host_sv)
+        host_sv = KD_FETCH(env, "SERVER_NAME");
+    if (host_sv) {
+        host = sv_2mortal(newSVsv(host_sv));
+        h = SvPV(host, len);
+        if (memchr(h, ':', len) && !(len >= 2 && h[0] == '[' && h[len - 1] == ']' && !memchr(h + 1, ']', len - 2))) {
+            STRLEN end = len;
+            while (end > 0 && isDIGIT(h[end - 1]))
+                end--;
+            if (end < len && end > 0 && h[end - 1] == ':')
+                SvCUR_set(host, end - 1);
+        }
+    }
+    port = KD_FETCH(env, "SERVER_PORT");
+    scheme = KD_FETCH(env, "psgi.url_scheme");
+    KD_PUT(v, "SERVER_PROTOCOL", KD_FETCH(env, "SERVER_PROTOCOL"));
+    KD_PUT(v, "SERVER_NAME", host);
+    KD_PUT(v, "SERVER_PORT", port);
+    value = KD_FETCH(env, "SERVER_ADDR");
+    KD_PUT(v, "SERVER_ADDR", value ? value : sv_2mortal(newSVpvs("127.0.0.1")));
+    KD_PUT(v, "REQUEST_METHOD", KD_FETCH(env, "REQUEST_METHOD"));
+    KD_PUT(v, "REQUEST_SCHEME", scheme);
+    KD_PUT(v, "REQUEST_URI", KD_FETCH(env, "REQUEST_URI"));
+    value = KD_FETCH(env, "QUERY_STRING");
+    KD_PUT(v, "QUERY_STRING", value ? value : sv_2mortal(newSVpvs("")));
+    KD_PUT(v, "REMOTE_ADDR", KD_FETCH(env, "REMOTE_ADDR"));
+    KD_PUT(v, "REMOTE_PORT", KD_FETCH(env, "REMOTE_PORT"));
+    /* Debian's apache2 has ServerSignature On */
+    signature = sv_2mortal(newSVpvs("<address>"));
+    if (software)
+        sv_catsv(signature, software);
+    sv_catpvs(signature, " Server at ");
+    if (host)
+        sv_catsv(signature, host);
+    sv_catpvs(signature, " Port ");
+    if (port)
+        sv_catsv(signature, port);
+    sv_catpvs(signature, "</address>\n");
+    KD_PUT(v, "SERVER_SIGNATURE", signature);
+    if (scheme && strEQ(SvPV_nolen(scheme), "https"))
+        KD_PUT(v, "HTTPS", sv_2mortal(newSVpvs("on")));
+    value = KD_FETCH(env, "CONTENT_TYPE");
+    if (value && (SvPV(value, len), len > 0))
+        KD_PUT(v, "CONTENT_TYPE", value);
+    value = KD_FETCH(env, "CONTENT_LENGTH");
+    if (value && (SvPV(value, len), len > 0))
+        KD_PUT(v, "CONTENT_LENGTH", value);
+    /* the request's headers, but those Apache never passes (httpoxy, the
+     * credentials) */
+    hv_iterinit(env);
+    while ((he = hv_iternext(env))) {
+        I32 klen;
+        const char *key = hv_iterkey(he, &klen);
+        SV *val = HeVAL(he);
+        if (klen < 5 || memcmp(key, "HTTP_", 5) != 0 || !SvOK(val))
+            continue;
+        if ((klen == 10 && memEQ(key, "HTTP_PROXY", 10))
+            || (klen == 18 && memEQ(key, "HTTP_AUTHORIZATION", 18))
+            || (klen == 24 && memEQ(key, "HTTP_PROXY_AUTHORIZATION", 24)))
+            continue;
+        kd_vars_put(v, key, klen, val, 0);
+    }
+    /* PassEnv/SetEnv: --cgi-env NAME or NAME=VALUE (an unset NAME removes it) */
+    if (set) {
+        hv_iterinit(set);
+        while ((he = hv_iternext(set))) {
+            I32 klen;
+            const char *key = hv_iterkey(he, &klen);
+            kd_vars_put(v, key, klen, HeVAL(he), 1);
+        }
+    }
+    if (unset) {
+        SSize_t i;
+        for (i = 0; i <= av_tindex(unset); i++) {
+            SV **name = av_fetch(unset, i, 0);
+            if (name) {
+                STRLEN nlen;
+                const char *n = SvPV(*name, nlen);
+                kd_vars_put(v, n, (I32)nlen, NULL, 1);
+            }
+        }
+    }
+}
+
+/* Kamado::CGI::Env::request: the variables in a new hash. */
+static HV *
+kd_request_env(pTHX_ HV *env, HV *fixed)
+{
+    kd_vars v;
+    HV *cgi = newHV();
+    size_t i;
+    kd_request_vars(aTHX_ env, fixed, &v);
+    for (i = 0; i < v.count; i++)
+        (void)hv_store(cgi, v.var[i].key, v.var[i].klen, newSVsv(v.var[i].value), 0);
+    return cgi;
+}
+
+/* %ENV and the C environment of a script's run, the variables of the
+ * request ENV for the script's FIXED part (kd_request_vars), in place of
+ * the worker's until kd_env_leave: the same as
  * `local %ENV = %cgi`, for a fraction of the price. Perl's way sets
  * each variable with setenv(3) and, leaving, clears the environment
  * and sets each of the worker's again; here the runs get a hash of
@@ -84,10 +258,12 @@ kd_env_leave(pTHX)
  * the same from one request to the next): a new hash a run cost a
  * magic element and two allocations per variable, and as many frees. */
 static void
-kd_env_enter(pTHX_ HV *cgi)
+kd_env_enter(pTHX_ HV *env, HV *fixed)
 {
+    static U16 stamp;
+    kd_vars v;
     HE *he;
-    size_t n = 0, i = 0;
+    size_t i;
     HV *hv;
     U32 magic;
     /* (a run that died before its env_leave: the worker's first) */
@@ -97,61 +273,58 @@ kd_env_enter(pTHX_ HV *cgi)
         hv_magic(env_swap.run_hv, NULL, PERL_MAGIC_env);
     }
     hv = env_swap.run_hv;
-    hv_iterinit(cgi);
-    while (hv_iternext(cgi))
-        n++;
+    kd_request_vars(aTHX_ env, fixed, &v);
     /* (perl's my_setenv allocates and frees these with safesysmalloc) */
-    env_swap.strings = (char **)safesysmalloc((n + 1) * sizeof(char *));
-    env_swap.array = (char **)safesysmalloc((n + 1) * sizeof(char *));
+    env_swap.strings = (char **)safesysmalloc((v.count + 1) * sizeof(char *));
+    env_swap.array = (char **)safesysmalloc((v.count + 1) * sizeof(char *));
     /* The hash is edited with its magic off: deleting an element would
      * unset the variable in the worker's environment (still `environ`),
      * and a new element is given its %ENV magic here, as perl's store
-     * would, so that what the script sets reaches the C environment. */
+     * would, so that what the script sets reaches the C environment.
+     * Each element set for this run is stamped (in its magic's private
+     * field); those not stamped are the last run's, gone now. */
+    if (++stamp == 0)
+        stamp = 1;
     magic = SvFLAGS(hv) & (SVs_GMG | SVs_SMG | SVs_RMG);
     SvFLAGS(hv) &= ~magic;
-    hv_iterinit(cgi);
-    while ((he = hv_iternext(cgi))) {
-        I32 klen;
+    for (i = 0; i < v.count; i++) {
+        const char *key = v.var[i].key, *val;
+        I32 klen = v.var[i].klen;
         STRLEN vlen;
-        const char *key = hv_iterkey(he, &klen);
-        SV *value = hv_iterval(cgi, he);
-        const char *v;
         char *entry;
-        SV **old;
-        if (!SvOK(value))
-            continue;
-        v = SvPV(value, vlen);
-        old = hv_fetch(hv, key, klen, 0);
-        if (old && !SvMAGICAL(*old))
-            old = NULL;    /* (not one of ours: replaced) */
-        if (old) {
-            if (SvREADONLY(*old) || SvROK(*old))
-                sv_force_normal_flags(*old, SV_COW_DROP_PV);
-            sv_setpvn(*old, v, vlen);
+        SV **old = hv_fetch(hv, key, klen, 0), *sv;
+        MAGIC *mg = old ? mg_find(*old, PERL_MAGIC_envelem) : NULL;
+        val = SvPV(v.var[i].value, vlen);
+        if (mg) {
+            sv = *old;
+            if (SvREADONLY(sv) || SvROK(sv) || SvIsCOW(sv))
+                sv_force_normal_flags(sv, SV_COW_DROP_PV);
+            if (!SvPOK(sv) || SvCUR(sv) != vlen || memNE(SvPVX(sv), val, vlen) || SvUTF8(sv) != SvUTF8(v.var[i].value))
+                sv_setsv_flags(sv, v.var[i].value, SV_NOSTEAL);
         } else {
-            SV *sv = newSVpvn(v, vlen);
+            /* (not one of ours, or new: replaced) */
+            sv = newSVsv(v.var[i].value);
             sv_magic(sv, NULL, PERL_MAGIC_envelem, key, klen);
+            mg = mg_find(sv, PERL_MAGIC_envelem);
             (void)hv_store(hv, key, klen, sv, 0);
         }
+        mg->mg_private = stamp;
         entry = (char *)safesysmalloc(klen + vlen + 2);
         Copy(key, entry, klen, char);
         entry[klen] = '=';
-        Copy(v, entry + klen + 1, vlen, char);
+        Copy(val, entry + klen + 1, vlen, char);
         entry[klen + 1 + vlen] = '\0';
         env_swap.strings[i] = env_swap.array[i] = entry;
-        i++;
     }
     /* what the last run had and this one has not (a header of its
      * request, or a variable its script set) */
-    if (HvUSEDKEYS(hv) > i) {
+    if (HvUSEDKEYS(hv) > v.count) {
         AV *gone = newAV();
         hv_iterinit(hv);
         while ((he = hv_iternext(hv))) {
-            I32 klen;
-            const char *key = hv_iterkey(he, &klen);
-            SV **want = hv_fetch(cgi, key, klen, 0);
-            if (!want || !SvOK(*want))
-                av_push(gone, newSVpvn(key, klen));
+            MAGIC *mg = mg_find(HeVAL(he), PERL_MAGIC_envelem);
+            if (!mg || mg->mg_private != stamp)
+                av_push(gone, newSVhek(HeKEY_hek(he)));
         }
         while (av_count(gone)) {
             SV *key = av_pop(gone);
@@ -161,8 +334,8 @@ kd_env_enter(pTHX_ HV *cgi)
         SvREFCNT_dec((SV *)gone);
     }
     SvFLAGS(hv) |= magic;
-    env_swap.strings[i] = env_swap.array[i] = NULL;
-    env_swap.count = i;
+    env_swap.strings[v.count] = env_swap.array[v.count] = NULL;
+    env_swap.count = v.count;
     env_swap.worker_environ = environ;
     env_swap.worker_hv = GvHV(PL_envgv);
     GvHV(PL_envgv) = (HV *)SvREFCNT_inc_simple_NN((SV *)hv);
@@ -302,7 +475,7 @@ kd_signal_now(pTHX_ int i)
 }
 
 static int
-kd_world_enter(pTHX_ int in_fd, int out_fd, int err_fd, HV *cgi, const char *dir, SV *script)
+kd_world_enter(pTHX_ int in_fd, int out_fd, int err_fd, HV *env, HV *fixed, const char *dir, SV *script)
 {
     int i, closed;
     SV *program = get_sv("0", GV_ADD);
@@ -329,7 +502,7 @@ kd_world_enter(pTHX_ int in_fd, int out_fd, int err_fd, HV *cgi, const char *dir
     sv_setsv_flags(program, script, SV_NOSTEAL);
     world.active = 1;
     closed = kd_stdio_enter(aTHX_ in_fd, out_fd, err_fd);
-    kd_env_enter(aTHX_ cgi);
+    kd_env_enter(aTHX_ env, fixed);
     (void)chdir(dir);    /* (as perl's chdir in the script's place: no error) */
     return closed;
 }
@@ -747,143 +920,4 @@ kd_parse_head(pTHX_ const char *head, STRLEN len, const char *rest, STRLEN rest_
     (void)hv_stores(result, "headers", newRV_noinc((SV *)headers));
     (void)hv_stores(result, "rest", newSVpvn(rest, rest_len));
     return result;
-}
-
-/* Kamado::CGI::Env::request: the CGI variables of a request, from the
- * PSGI ENV and the script's FIXED part ({ vars, set, unset }, made once
- * by Kamado::CGI::Env::fixed, where the rules are told). In
- * C: in Perl, the hash, the Host's port and the HTTP_ headers cost a
- * hello request 75,000 instructions. */
-static SV *
-kd_env_fetch(pTHX_ HV *hv, const char *key, I32 klen)
-{
-    SV **svp = hv_fetch(hv, key, klen, 0);
-    return svp && SvOK(*svp) ? *svp : NULL;
-}
-
-#define KD_FETCH(hv, key) kd_env_fetch(aTHX_ (hv), "" key "", sizeof(key) - 1)
-
-static void
-kd_env_copy(pTHX_ HV *cgi, const char *name, I32 nlen, SV *value)
-{
-    if (value)
-        (void)hv_store(cgi, name, nlen, newSVsv(value), 0);
-}
-
-#define KD_COPY(cgi, name, value) kd_env_copy(aTHX_ (cgi), "" name "", sizeof(name) - 1, (value))
-
-static HV *
-kd_request_env(pTHX_ HV *env, HV *fixed)
-{
-    HV *cgi = newHV(), *vars, *set;
-    AV *unset;
-    SV *host_sv, *port, *scheme, *software, *value, **svp;
-    SV *host = NULL, *signature;
-    HE *he;
-    STRLEN len;
-    const char *h;
-    svp = hv_fetchs(fixed, "vars", 0);
-    vars = svp && SvROK(*svp) && SvTYPE(SvRV(*svp)) == SVt_PVHV ? (HV *)SvRV(*svp) : NULL;
-    svp = hv_fetchs(fixed, "set", 0);
-    set = svp && SvROK(*svp) && SvTYPE(SvRV(*svp)) == SVt_PVHV ? (HV *)SvRV(*svp) : NULL;
-    svp = hv_fetchs(fixed, "unset", 0);
-    unset = svp && SvROK(*svp) && SvTYPE(SvRV(*svp)) == SVt_PVAV ? (AV *)SvRV(*svp) : NULL;
-    software = vars ? KD_FETCH(vars, "SERVER_SOFTWARE") : NULL;
-    if (vars) {
-        hv_iterinit(vars);
-        while ((he = hv_iternext(vars))) {
-            I32 klen;
-            const char *key = hv_iterkey(he, &klen);
-            kd_env_copy(aTHX_ cgi, key, klen, SvOK(HeVAL(he)) ? HeVAL(he) : NULL);
-        }
-    }
-    /* SERVER_NAME: the Host without its port (an IPv6 literal keeps its
-     * brackets) */
-    host_sv = KD_FETCH(env, "HTTP_HOST");
-    if (!host_sv)
-        host_sv = KD_FETCH(env, "SERVER_NAME");
-    if (host_sv) {
-        host = sv_2mortal(newSVsv(host_sv));
-        h = SvPV(host, len);
-        if (memchr(h, ':', len) && !(len >= 2 && h[0] == '[' && h[len - 1] == ']' && !memchr(h + 1, ']', len - 2))) {
-            STRLEN end = len;
-            while (end > 0 && isDIGIT(h[end - 1]))
-                end--;
-            if (end < len && end > 0 && h[end - 1] == ':')
-                SvCUR_set(host, end - 1);
-        }
-    }
-    port = KD_FETCH(env, "SERVER_PORT");
-    scheme = KD_FETCH(env, "psgi.url_scheme");
-    KD_COPY(cgi, "SERVER_PROTOCOL", KD_FETCH(env, "SERVER_PROTOCOL"));
-    KD_COPY(cgi, "SERVER_NAME", host);
-    KD_COPY(cgi, "SERVER_PORT", port);
-    value = KD_FETCH(env, "SERVER_ADDR");
-    if (value)
-        KD_COPY(cgi, "SERVER_ADDR", value);
-    else
-        (void)hv_stores(cgi, "SERVER_ADDR", newSVpvs("127.0.0.1"));
-    KD_COPY(cgi, "REQUEST_METHOD", KD_FETCH(env, "REQUEST_METHOD"));
-    KD_COPY(cgi, "REQUEST_SCHEME", scheme);
-    KD_COPY(cgi, "REQUEST_URI", KD_FETCH(env, "REQUEST_URI"));
-    value = KD_FETCH(env, "QUERY_STRING");
-    if (value)
-        KD_COPY(cgi, "QUERY_STRING", value);
-    else
-        (void)hv_stores(cgi, "QUERY_STRING", newSVpvs(""));
-    KD_COPY(cgi, "REMOTE_ADDR", KD_FETCH(env, "REMOTE_ADDR"));
-    KD_COPY(cgi, "REMOTE_PORT", KD_FETCH(env, "REMOTE_PORT"));
-    /* Debian's apache2 has ServerSignature On */
-    signature = newSVpvs("<address>");
-    if (software)
-        sv_catsv(signature, software);
-    sv_catpvs(signature, " Server at ");
-    if (host)
-        sv_catsv(signature, host);
-    sv_catpvs(signature, " Port ");
-    if (port)
-        sv_catsv(signature, port);
-    sv_catpvs(signature, "</address>\n");
-    (void)hv_stores(cgi, "SERVER_SIGNATURE", signature);
-    if (scheme && strEQ(SvPV_nolen(scheme), "https"))
-        (void)hv_stores(cgi, "HTTPS", newSVpvs("on"));
-    value = KD_FETCH(env, "CONTENT_TYPE");
-    if (value && (SvPV(value, len), len > 0))
-        KD_COPY(cgi, "CONTENT_TYPE", value);
-    value = KD_FETCH(env, "CONTENT_LENGTH");
-    if (value && (SvPV(value, len), len > 0))
-        KD_COPY(cgi, "CONTENT_LENGTH", value);
-    /* the request's headers, but those Apache never passes (httpoxy, the
-     * credentials) */
-    hv_iterinit(env);
-    while ((he = hv_iternext(env))) {
-        I32 klen;
-        const char *key = hv_iterkey(he, &klen);
-        SV *v = HeVAL(he);
-        if (klen < 5 || memcmp(key, "HTTP_", 5) != 0 || !SvOK(v))
-            continue;
-        if ((klen == 10 && memEQ(key, "HTTP_PROXY", 10))
-            || (klen == 18 && memEQ(key, "HTTP_AUTHORIZATION", 18))
-            || (klen == 24 && memEQ(key, "HTTP_PROXY_AUTHORIZATION", 24)))
-            continue;
-        kd_env_copy(aTHX_ cgi, key, klen, v);
-    }
-    /* PassEnv/SetEnv: --cgi-env NAME or NAME=VALUE (an unset NAME removes it) */
-    if (set) {
-        hv_iterinit(set);
-        while ((he = hv_iternext(set))) {
-            I32 klen;
-            const char *key = hv_iterkey(he, &klen);
-            (void)hv_store(cgi, key, klen, newSVsv(HeVAL(he)), 0);
-        }
-    }
-    if (unset) {
-        SSize_t i;
-        for (i = 0; i <= av_tindex(unset); i++) {
-            SV **name = av_fetch(unset, i, 0);
-            if (name)
-                (void)hv_delete_ent(cgi, *name, G_DISCARD, 0);
-        }
-    }
-    return cgi;
 }

@@ -23,6 +23,7 @@ use Kamado::CGI::Source;
 our @MODES = qw(fork exec registry perlrun);
 # requests whose mapping to a script is kept (past it, all are forgotten)
 use constant MAX_CACHED => 1000;
+my %IN_PROCESS = (registry => 1, perlrun => 1);
 my %RUNNER = (exec => 'Kamado::CGI::Exec', fork => 'Kamado::CGI::Fork',
     registry => 'Kamado::CGI::Registry', perlrun => 'Kamado::CGI::Registry');
 
@@ -201,7 +202,10 @@ sub _run {
         mode     => $mode,
         env      => $env,
         script   => $entry->{script},
-        cgi_env  => Kamado::CGI::Env::request($env, $entry->{cgi_env}),
+        # the CGI variables: the in-process modes put them in %ENV straight
+        # from the script's fixed part and the PSGI env (no hash between)
+        fixed    => $entry->{cgi_env},
+        cgi_env  => $IN_PROCESS{$mode} ? undef : Kamado::CGI::Env::request($env, $entry->{cgi_env}),
         log      => $self->{log},
         timeout  => $self->{timeout},
         redirect => sub { $self->_internal_redirect($env, @_) },

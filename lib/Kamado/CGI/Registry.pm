@@ -8,6 +8,7 @@ use Cwd ();
 use POSIX ();
 use Symbol ();
 use Kamado ();
+use Kamado::CGI::Env;
 use Kamado::CGI::Exec;
 use Kamado::CGI::Fork;
 use Kamado::CGI::Output;
@@ -192,11 +193,12 @@ sub response {
         }
     }
     $s->{used} = ++$USE;
-    return Kamado::CGI::Fork->response(%a) if $s->{fork};
+    return Kamado::CGI::Fork->response(%a, cgi_env => $a{cgi_env} // Kamado::CGI::Env::request(@a{qw(env fixed)}))
+        if $s->{fork};
     my $io = _io($a{env});
     local $timed_out = 0;
     # compiled (if it is not yet) and run in one stay in the script's world
-    _within($s, $io, $a{cgi_env}, $a{timeout});
+    _within($s, $io, @a{qw(env fixed timeout)});
     my $compiled = $s->{code} ? 1 : 0;
     my $exited = delete $s->{exited_compiling};
     # (what the script wrote to STDERR, perl's errors and warnings among it)
@@ -260,13 +262,14 @@ sub _io {
 # on the request's descriptors 0, 1 and 2, fresh special variables; and
 # puts the worker back as it was, whatever the script did.
 sub _within {
-    my ($s, $io, $cgi_env, $timeout) = @_;
+    my ($s, $io, $env, $fixed, $timeout) = @_;
     my $keep = $io->{keep};
-    my $tz = $ENV{TZ};
+    my $tz;    # whether the run had a TZ
     # (descriptors, %ENV, cwd, $0; the worker's signals, umask and
     # selected handle noted: in XS, one call each way)
-    _reopen_std(world_enter((map { fileno $_ } @$io{qw(in out err)}), $cgi_env, $s->{dir}, $s->{file}));
+    _reopen_std(world_enter((map { fileno $_ } @$io{qw(in out err)}), $env, $fixed, $s->{dir}, $s->{file}));
     {
+        $tz = exists $ENV{TZ};
         # the locale a CGI process gets from this environment; the worker
         # stays in it between runs (switching back and forth would load
         # the locale files twice a request), so only a script that
@@ -298,10 +301,12 @@ sub _within {
         POSIX::setlocale(POSIX::LC_ALL(), $locale) if POSIX::setlocale(POSIX::LC_ALL()) ne $locale;
         # library files (not modules) are the script's business, not %INC's
         delete @INC{@Kamado::CGI::Require::INC_ADDED};
+        $tz ||= exists $ENV{TZ};
     }
     my ($closed, %changed) = world_leave($keep->{cwd});
     _reopen_std($closed);
-    POSIX::tzset() if ($ENV{TZ} // '') ne ($tz // '') || exists $cgi_env->{TZ};
+    # (the C library keeps the zone TZ gave it: the worker's again)
+    POSIX::tzset() if $tz;
     # (only what the script changed: assigning %SIG is a sigaction each)
     $SIG{$_} = $changed{$_} for keys %changed;
 }
