@@ -1108,6 +1108,18 @@ CODE:
 OUTPUT:
     RETVAL
 
+MODULE = Kamado    PACKAGE = Kamado::CGI::Snapshot
+
+PROTOTYPES: DISABLE
+
+void
+_restore_vars(AV *vars)
+PPCODE:
+    /* (see kd_snapshot_restore) */
+    PUTBACK;
+    kd_snapshot_restore(aTHX_ vars);
+    SPAGAIN;
+
 MODULE = Kamado    PACKAGE = Kamado::CGI::Exec
 
 PROTOTYPES: DISABLE

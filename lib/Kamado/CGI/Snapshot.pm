@@ -3,6 +3,8 @@ use 5.024;
 use strict;
 use warnings;
 
+use Kamado ();    # (the XS: _restore_vars)
+
 # The package variables of a script compiled in-process, as they were
 # when it had just compiled (CGI-HAZARDS B2, idea 4.7): under CGI every
 # request starts from that state, since every request is a new process.
@@ -37,16 +39,10 @@ sub restore {
         my $p = $self->{packages}{$package};
         # a name more than last time: a variable the last run made
         $self->_scan($package, 0) if keys %{"${package}::"} != $p->{names};
-        for my $var ($p->{vars}->@*) {
-            my ($glob, $scalar, $array, $hash, $was_open) = @$var;
-            # a file the run opened is closed, as at a process's exit
-            # (a lock it holds is released)
-            close *$glob if !$was_open && *$glob{IO} && defined fileno *$glob;
-            my $sv = *$glob{SCALAR};
-            $$sv = ref $scalar ? _copy($scalar) : $scalar unless tied $$sv || Internals::SvREADONLY($$sv);
-            if (my $av = *$glob{ARRAY}) { @$av = $array ? @{ _copy($array) } : () unless tied @$av || !$array && !@$av }
-            if (my $hv = *$glob{HASH})  { %$hv = $hash ? %{ _copy($hash) } : () unless tied %$hv || !$hash && !%$hv }
-        }
+        # (the values in XS: _restore_vars, kd_snapshot_restore; the files
+        # the run opened come back to be closed, as at a process's exit: a
+        # lock one holds is released)
+        close *$_ for _restore_vars($p->{vars});
     }
 }
 
