@@ -6,6 +6,7 @@ use warnings;
 use B ();
 use Cwd ();
 use POSIX ();
+use constant LC_ALL => POSIX::LC_ALL();
 use Symbol ();
 use Kamado ();
 use Kamado::CGI::Env;
@@ -267,7 +268,8 @@ sub _within {
     my $tz;    # whether the run had a TZ
     # (descriptors, %ENV, cwd, $0; the worker's signals, umask and
     # selected handle noted: in XS, one call each way)
-    _reopen_std(world_enter((map { fileno $_ } @$io{qw(in out err)}), $env, $fixed, $s->{dir}, $s->{file}));
+    my $closed = world_enter((map { fileno $_ } @$io{qw(in out err)}), $env, $fixed, $s->{dir}, $s->{file});
+    _reopen_std($closed) if $closed;
     {
         $tz = exists $ENV{TZ};
         # the locale a CGI process gets from this environment; the worker
@@ -275,7 +277,7 @@ sub _within {
         # the locale files twice a request), so only a script that
         # changed it costs a switch
         my $locale = $ENV{LC_ALL} // $ENV{LANG} // 'C';
-        POSIX::setlocale(POSIX::LC_ALL(), $locale) if POSIX::setlocale(POSIX::LC_ALL()) ne $locale;
+        POSIX::setlocale(LC_ALL, $locale) if POSIX::setlocale(LC_ALL) ne $locale;
         # (#! -l sets $\, -w $^W, for the compile and the run)
         local ($/, $\, $,, $", $;) = ("\n", $s->{line_ends}, undef, ' ', "\034");
         local ($@, $!, $?) = ('', 0, 0);
@@ -298,13 +300,13 @@ sub _within {
         # a child the script forked, back here without exit
         _child_exit(0) if $$ != $RUNNING;
         alarm 0;
-        POSIX::setlocale(POSIX::LC_ALL(), $locale) if POSIX::setlocale(POSIX::LC_ALL()) ne $locale;
+        POSIX::setlocale(LC_ALL, $locale) if POSIX::setlocale(LC_ALL) ne $locale;
         # library files (not modules) are the script's business, not %INC's
         delete @INC{@Kamado::CGI::Require::INC_ADDED};
         $tz ||= exists $ENV{TZ};
     }
-    my ($closed, %changed) = world_leave($keep->{cwd});
-    _reopen_std($closed);
+    ($closed, my %changed) = world_leave($keep->{cwd});
+    _reopen_std($closed) if $closed;
     # (the C library keeps the zone TZ gave it: the worker's again)
     POSIX::tzset() if $tz;
     # (only what the script changed: assigning %SIG is a sigaction each)
@@ -316,7 +318,6 @@ sub _within {
 # its descriptor; CLOSED has a bit for each of STDIN, STDOUT, STDERR.
 sub _reopen_std {
     my ($closed) = @_;
-    return unless $closed;
     my @std = (\*STDIN, \*STDOUT, \*STDERR);
     for my $n (grep { $closed & 1 << $_ } 0 .. 2) {
         open $std[$n], ($n ? '>&=' : '<&='), $n or die "Can't reopen descriptor $n: $!\n";
