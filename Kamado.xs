@@ -1115,10 +1115,17 @@ PROTOTYPES: DISABLE
 void
 _restore_vars(AV *vars)
 PPCODE:
-    /* (see kd_snapshot_restore) */
-    PUTBACK;
-    kd_snapshot_restore(aTHX_ vars);
-    SPAGAIN;
+{
+    /* (see kd_snapshot_restore; it calls perl, so the globs to close are
+     * pushed only once it is done) */
+    AV *opened = (AV *)sv_2mortal((SV *)newAV());
+    SSize_t i, n;
+    kd_snapshot_restore(aTHX_ vars, opened);
+    n = (SSize_t)av_count(opened);
+    EXTEND(SP, n);
+    for (i = 0; i < n; i++)
+        PUSHs(*av_fetch(opened, i, 0));
+}
 
 MODULE = Kamado    PACKAGE = Kamado::CGI::Exec
 

@@ -927,8 +927,8 @@ kd_parse_head(pTHX_ const char *head, STRLEN len, const char *rest, STRLEN rest_
  * see Snapshot.pm): what the Perl loop did for each glob, in C (a legacy
  * script with fifty globals paid a thousand Perl ops a request for it).
  * A value that is a reference is deep-copied by the Perl's _copy, so
- * that the run cannot change the snapshot through it. Pushes on the stack
- * the globs whose files the run opened, for the caller to close (perl's
+ * that the run cannot change the snapshot through it. Adds to OPENED the
+ * globs whose files the run opened, for the caller to close (perl's
  * close, with its flush and lock release). */
 static SV *
 kd_snapshot_copy(pTHX_ SV *value)
@@ -957,9 +957,8 @@ kd_tied(SV *sv, char how)
 }
 
 static void
-kd_snapshot_restore(pTHX_ AV *vars)
+kd_snapshot_restore(pTHX_ AV *vars, AV *opened)
 {
-    dSP;
     SSize_t i, n = av_count(vars);
     for (i = 0; i < n; i++) {
         SV **varp = av_fetch(vars, i, 0), **slot;
@@ -979,9 +978,8 @@ kd_snapshot_restore(pTHX_ AV *vars)
         /* a file the run opened is closed, as at a process's exit (a
          * lock it holds is released) */
         io = GvIOp(gv);
-        if (io && IoIFP(io) && PerlIO_fileno(IoIFP(io)) >= 0 && !SvTRUE(*av_fetch(var, 4, 0))) {
-            XPUSHs(sv_2mortal(newRV_inc((SV *)gv)));
-        }
+        if (io && IoIFP(io) && PerlIO_fileno(IoIFP(io)) >= 0 && !SvTRUE(*av_fetch(var, 4, 0)))
+            av_push(opened, newRV_inc((SV *)gv));
         sv = SvOK(scalar) ? GvSVn(gv) : GvSV(gv);
         if (sv && !kd_tied(sv, PERL_MAGIC_tiedscalar) && !SvREADONLY(sv)) {
             if (SvROK(scalar)) {
@@ -1026,5 +1024,4 @@ kd_snapshot_restore(pTHX_ AV *vars)
             }
         }
     }
-    PUTBACK;
 }
