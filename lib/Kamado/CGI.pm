@@ -337,7 +337,7 @@ called (inside C<eval> too) without calling its C<$SIG{__DIE__}>; STDIN,
 STDOUT and STDERR are real descriptors, so C<system>, pipes, C<format>
 and C<sysread> work; the script runs in its directory with exactly the
 CGI environment; named subs see each run's file-scoped C<my> variables;
-package variables, C<%SIG>, C<alarm>, special variables, C<@INC>, the
+package variables, C<%SIG>, C<alarm>, special variables (C<$_>, C<$/>, C<$0>...), C<@INC>, the
 library entries of C<%INC>, umask, locale, C<select>, the STDIO layers,
 CGI.pm's globals (with the script's own C<use CGI> pragmas) are put back
 after each run, its END blocks run at the end of each run and the files it

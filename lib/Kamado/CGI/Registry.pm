@@ -31,7 +31,7 @@ use Kamado::CGI::Source;
 # - STDIN, STDOUT and STDERR are real descriptors 0, 1 and 2 for the
 #   request (the body, a file collecting the output, a file collecting
 #   the errors), so system, pipes, format and sysread work as under CGI;
-# - per request: %ENV is the CGI environment, $/ $\ $, $" $; $^W $0 $^T
+# - per request: %ENV is the CGI environment, $_ $/ $\ $, $" $; $^W $0 $^T
 #   @ARGV @INC are fresh, srand, CGI.pm's globals with the script's own
 #   `use CGI` pragmas, the script's compile-time %SIG handlers, DATA from
 #   its start, its END blocks run; afterwards %SIG, alarm, umask, cwd,
