@@ -7,6 +7,8 @@ use B ();
 use Cwd ();
 use POSIX ();
 use constant LC_ALL => POSIX::LC_ALL();
+# the errors a worker's file keeps before it is emptied
+use constant MAX_KEPT => 1 << 20;
 use Symbol ();
 use Kamado ();
 use Kamado::CGI::Env;
@@ -196,17 +198,25 @@ sub response {
     $s->{used} = ++$USE;
     return Kamado::CGI::Fork->response(%a, cgi_env => $a{cgi_env} // Kamado::CGI::Env::request(@a{qw(env fixed)}))
         if $s->{fork};
-    my $io = _io($a{env});
+    # the request's body (or nothing), and the worker's files for the
+    # output and the errors
+    my $keep = _kept();
+    my $env = $a{env};
+    my $in = ($env->{CONTENT_LENGTH} // 0) > 0 || defined $env->{HTTP_TRANSFER_ENCODING}
+        ? Kamado::CGI::Exec::_stdin($env) : $keep->{null};
+    my $err_start = output_begin(fileno $keep->{out}, fileno $keep->{err}, MAX_KEPT);
     local $timed_out = 0;
     # compiled (if it is not yet) and run in one stay in the script's world
-    _within($s, $io, @a{qw(env fixed timeout)});
+    _within($s, $keep, $in, @a{qw(env fixed timeout)});
     my $compiled = $s->{code} ? 1 : 0;
     my $exited = delete $s->{exited_compiling};
     # (what the script wrote to STDERR, perl's errors and warnings among it)
-    _log_errors($io->{err}, $io->{err_start}, $file, $a{log});
+    if (length(my $errors = read_from(fileno $keep->{err}, $err_start))) {
+        $a{log}->("$file: $_") for split /\n/, $errors;
+    }
     $a{log}->("$file: could not be compiled (its errors are above)") unless $compiled || $exited;
     _discard($s) if !$compiled || $a{mode} eq 'perlrun';
-    return $compiled || $exited ? _response($io->{out}, \%a) : _error(500);
+    return $compiled || $exited ? _response($keep->{out}, \%a) : _error(500);
 }
 
 sub _discard {
@@ -224,12 +234,11 @@ sub _discard {
 }
 
 # What stays open in a worker from one request to the next: the files
-# that collect a script's output and errors (see _io; a
-# script's background child must close STDOUT as under CGI, where the
-# server waits for it otherwise), /dev/null for a request without a
+# that collect a script's output and errors (a script's background
+# child must close STDOUT as under CGI, where the server waits for it
+# otherwise), /dev/null for a request without a
 # body, /dev/urandom for srand. Opened once per worker.
 my ($worker, %keep);
-use constant MAX_KEPT => 1 << 20;
 
 sub _kept {
     return \%keep if $worker && $worker == $$;
@@ -249,26 +258,16 @@ sub _kept {
     return \%keep;
 }
 
-# The request's body, a file for the output, a file for the errors.
-sub _io {
-    my ($env) = @_;
-    my $keep = _kept();
-    my $body = ($env->{CONTENT_LENGTH} // 0) > 0 || defined $env->{HTTP_TRANSFER_ENCODING};
-    return { keep => $keep, in => $body ? Kamado::CGI::Exec::_stdin($env) : $keep->{null}, out => $keep->{out}, err => $keep->{err},
-             err_start => output_begin(fileno $keep->{out}, fileno $keep->{err}, MAX_KEPT) };
-}
-
 # Compiles the script if it is not yet and runs it, as it would run under
 # CGI: in its directory, with the CGI environment and its locale, STDIO
 # on the request's descriptors 0, 1 and 2, fresh special variables; and
 # puts the worker back as it was, whatever the script did.
 sub _within {
-    my ($s, $io, $env, $fixed, $timeout) = @_;
-    my $keep = $io->{keep};
+    my ($s, $keep, $in, $env, $fixed, $timeout) = @_;
     my $tz;    # whether the run had a TZ
     # (descriptors, %ENV, cwd, $0; the worker's signals, umask and
     # selected handle noted: in XS, one call each way)
-    my $closed = world_enter((map { fileno $_ } @$io{qw(in out err)}), $env, $fixed, $s->{dir}, $s->{file});
+    my $closed = world_enter(fileno $in, fileno $keep->{out}, fileno $keep->{err}, $env, $fixed, $s->{dir}, $s->{file});
     _reopen_std($closed) if $closed;
     {
         $tz = exists $ENV{TZ};
@@ -562,20 +561,19 @@ sub _on_usr2 {
 }
 
 
-sub _log_errors {
-    my ($err, $start, $file, $log) = @_;
-    my $bytes = read_from(fileno $err, $start);
-    $log->("$file: $_") for split /\n/, $bytes;
-}
-
 sub _response {
     my ($out, $a) = @_;
     my $bytes = read_output(fileno $out);
-    my $parser = Kamado::CGI::Output->new;
-    my $head = ($a->{script}{nph} ? Kamado::CGI::Exec::_nph($bytes, $parser) : $parser->feed($bytes));
-    # stopped before its head was complete: Apache's answer to a timeout
-    return [504, ['Content-Type' => 'text/plain'], ["Gateway Timeout\n"]] if !$head && $timed_out;
-    $head //= $parser->finish;
+    # (the whole output is here: parsed at once, a parser kept only for
+    # an nph- script's status line or a head that did not end)
+    my $head = $a->{script}{nph} ? undef : Kamado::CGI::Output::_parse($bytes);
+    if (!$head) {
+        my $parser = Kamado::CGI::Output->new;
+        $head = $a->{script}{nph} ? Kamado::CGI::Exec::_nph($bytes, $parser) : $parser->feed($bytes);
+        # stopped before its head was complete: Apache's answer to a timeout
+        return [504, ['Content-Type' => 'text/plain'], ["Gateway Timeout\n"]] if !$head && $timed_out;
+        $head //= $parser->finish;
+    }
     if ($head->{error}) {
         $a->{log}->("$a->{script}{filename}: $head->{error}");
         return _error(500);
