@@ -7,6 +7,7 @@ use Cwd ();
 use Fcntl qw(S_ISDIR S_ISLNK S_ISREG);
 use HTTP::Date ();
 use Plack::MIME;
+use Scalar::Util ();
 use Kamado::CGI::Env;
 use Kamado::CGI::Exec;
 use Kamado::CGI::Fork;
@@ -208,7 +209,12 @@ sub _run {
         cgi_env  => $IN_PROCESS{$mode} ? undef : Kamado::CGI::Env::request($env, $entry->{cgi_env}),
         log      => $self->{log},
         timeout  => $self->{timeout},
-        redirect => sub { $self->_internal_redirect($env, @_) },
+        # (env, path) -> the response for that path (one sub per
+        # directory, not a closure made for every request; weak: no cycle)
+        redirect => $self->{redirect} //= do {
+            Scalar::Util::weaken(my $cgi = $self);
+            sub { $cgi->_internal_redirect(@_) };
+        },
     );
 }
 

@@ -25,7 +25,7 @@ use constant HOLD => 0.05;
 use constant MAX_HOLD => 256 * 1024;
 
 # response(env => psgi env, script => {filename, dir, nph}, cgi_env =>
-# {...}, log => sub, redirect => sub (path) -> PSGI response) -> a PSGI
+# {...}, log => sub, redirect => sub (env, path) -> PSGI response) -> a PSGI
 # streaming response
 sub response {
     my ($class, %a) = @_;
@@ -121,7 +121,7 @@ sub _relay {
             $log->($head->{error});
             $respond->([500, ['Content-Type' => 'text/plain'], ["Internal Server Error\n"]]);
         } elsif (defined $head->{redirect}) {
-            my $res = $a{redirect}->($head->{redirect});
+            my $res = $a{redirect}->($a{env}, $head->{redirect});
             ref $res eq 'CODE' ? $res->($respond) : $respond->($res);
         } else {
             # held a moment: most scripts are done by then, and a whole

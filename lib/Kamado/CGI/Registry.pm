@@ -578,7 +578,7 @@ sub _response {
         $a->{log}->("$a->{script}{filename}: $head->{error}");
         return _error(500);
     }
-    return $a->{redirect}->($head->{redirect}) if defined $head->{redirect};
+    return $a->{redirect}->($a->{env}, $head->{redirect}) if defined $head->{redirect};
     return [$head->{status}, $head->{headers}, [$head->{rest}]];
 }
 
