@@ -18,6 +18,7 @@
 #include <sys/prctl.h>
 #include <signal.h>
 #include <time.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include "perliol.h"      /* the layers of a handle: Kamado::CGI::Zygote::_exit_if_quiet */
 
@@ -26,9 +27,18 @@
  * left at its default action, so the kernel ends the worker even when the
  * app is stuck where no Perl handler can run. */
 static timer_t request_timers[2];
-static pid_t request_timers_pid;     /* timers are not inherited by fork */
+static pid_t request_timers_pid;     /* who made them (0: not this process) */
 
 static double request_deadlines[2];  /* when each timer goes off (CLOCK_MONOTONIC), 0: off */
+
+/* (a child has no timers: made again when it sets one; a getpid() per
+ * use cost three system calls a CGI run) */
+static void
+kd_forget_timers(void)
+{
+    request_timers_pid = 0;
+    request_deadlines[0] = request_deadlines[1] = 0;
+}
 
 static double
 kd_monotonic(void)
@@ -48,7 +58,7 @@ kd_request_timer_set(double soft, double hard)
     int i, ok = 1;
     when[0] = soft;
     when[1] = hard;
-    if (request_timers_pid != getpid()) {
+    if (!request_timers_pid) {
         for (i = 0; i < 2; i++) {
             struct sigevent ev;
             memset(&ev, 0, sizeof ev);
@@ -83,7 +93,7 @@ kd_request_timer_left(double left[2])
         left[i] = 0;
         if (request_deadlines[i] > 0) {
             if (!now)
-                now = request_timers_pid == getpid() ? kd_monotonic() : -1;
+                now = request_timers_pid ? kd_monotonic() : -1;
             if (now > 0 && request_deadlines[i] > now)
                 left[i] = request_deadlines[i] - now;
         }
@@ -342,6 +352,7 @@ BOOT:
     int i;
     for (i = 0; i < K_COUNT; i++)
         PERL_HASH(env_keys[i].hash, env_keys[i].name, env_keys[i].len);
+    (void)pthread_atfork(NULL, NULL, kd_forget_timers);
 }
 
 Kamado::Loop
