@@ -75,11 +75,38 @@ kd_env_leave(pTHX)
  * (Kamado::CGI::Env::request) or straight into the runs' %ENV
  * (kd_env_enter). In Perl, the hash, the Host's port and the HTTP_
  * headers cost a hello request 75,000 instructions. */
-#define KD_MAX_VARS 256
 typedef struct {
-    size_t count;
-    struct { const char *key; I32 klen; SV *value; } var[KD_MAX_VARS];
+    size_t count, size;
+    struct kd_var { const char *key; I32 klen; SV *value; } *var;    /* in buffer's string */
+    SV *buffer;
+    int kept;
 } kd_vars;
+
+/* The list's buffer is kept from one request to the next; a mortal one
+ * while it is in use (a value's magic calling perl, which asks again). */
+static SV *kd_vars_kept;
+static int kd_vars_busy;
+
+static void
+kd_vars_begin(pTHX_ kd_vars *v)
+{
+    v->kept = !kd_vars_busy;
+    if (v->kept) {
+        if (!kd_vars_kept)
+            kd_vars_kept = newSVpvs("");
+        v->buffer = kd_vars_kept;
+        kd_vars_busy = 1;
+    } else {
+        v->buffer = sv_2mortal(newSVpvs(""));
+    }
+}
+
+static void
+kd_vars_end(kd_vars *v)
+{
+    if (v->kept)
+        kd_vars_busy = 0;
+}
 
 static SV *
 kd_env_fetch(pTHX_ HV *hv, const char *key, I32 klen)
@@ -104,8 +131,8 @@ kd_vars_put(kd_vars *v, const char *key, I32 klen, SV *value, int replace)
                     v->var[i] = v->var[--v->count];
                 return;
             }
-    if (!value || v->count >= KD_MAX_VARS)
-        return;
+    if (!value || v->count >= v->size)
+        return;    /* (not reached: the list is made as long as all there can be) */
     v->var[v->count].key = key;
     v->var[v->count].klen = klen;
     v->var[v->count].value = value;
@@ -131,7 +158,11 @@ kd_request_vars(pTHX_ HV *env, HV *fixed, kd_vars *v)
     HE *he;
     STRLEN len;
     const char *h;
+    /* the fixed ones, the ones the request gives (20 at the most), its
+     * headers, --cgi-env's */
     v->count = 0;
+    v->size = (vars ? HvUSEDKEYS(vars) : 0) + 20 + HvUSEDKEYS(env) + (set ? HvUSEDKEYS(set) : 0);
+    v->var = (struct kd_var *)SvGROW(v->buffer, v->size * sizeof *v->var);
     software = vars ? KD_FETCH(vars, "SERVER_SOFTWARE") : NULL;
     if (vars) {
         hv_iterinit(vars);
@@ -235,9 +266,11 @@ kd_request_env(pTHX_ HV *env, HV *fixed)
     kd_vars v;
     HV *cgi = newHV();
     size_t i;
+    kd_vars_begin(aTHX_ &v);
     kd_request_vars(aTHX_ env, fixed, &v);
     for (i = 0; i < v.count; i++)
         (void)hv_store(cgi, v.var[i].key, v.var[i].klen, newSVsv(v.var[i].value), 0);
+    kd_vars_end(&v);
     return cgi;
 }
 
@@ -273,6 +306,7 @@ kd_env_enter(pTHX_ HV *env, HV *fixed)
         hv_magic(env_swap.run_hv, NULL, PERL_MAGIC_env);
     }
     hv = env_swap.run_hv;
+    kd_vars_begin(aTHX_ &v);
     kd_request_vars(aTHX_ env, fixed, &v);
     /* (perl's my_setenv allocates and frees these with safesysmalloc) */
     env_swap.strings = (char **)safesysmalloc((v.count + 1) * sizeof(char *));
@@ -336,6 +370,7 @@ kd_env_enter(pTHX_ HV *env, HV *fixed)
     SvFLAGS(hv) |= magic;
     env_swap.strings[v.count] = env_swap.array[v.count] = NULL;
     env_swap.count = v.count;
+    kd_vars_end(&v);
     env_swap.worker_environ = environ;
     env_swap.worker_hv = GvHV(PL_envgv);
     GvHV(PL_envgv) = (HV *)SvREFCNT_inc_simple_NN((SV *)hv);
@@ -527,7 +562,8 @@ kd_world_leave(pTHX_ const char *cwd)
     kd_env_leave(aTHX);
     closed = kd_stdio_leave(aTHX);
     if (world.selected) {
-        setdefout(world.selected);    /* (takes our reference) */
+        setdefout(world.selected);    /* (takes a reference of its own) */
+        SvREFCNT_dec(world.selected);
         world.selected = NULL;
     }
     (void)chdir(cwd);
