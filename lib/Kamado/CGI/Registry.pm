@@ -161,6 +161,10 @@ my @WORKER_INC = grep { !ref } @INC;
 # the worker's own DATA (script/kamado's POD) is not the scripts' main::DATA
 close main::DATA if defined fileno main::DATA;
 
+# response(mode => registry or perlrun, env => psgi env, script => {filename,
+# key, dir, nph}, fixed => the script's fixed CGI variables
+# (Kamado::CGI::Env::fixed), log => sub, timeout => --cgi-timeout,
+# redirect => sub (env, path) -> PSGI response) -> a PSGI response
 sub response {
     my ($class, %a) = @_;
     my $file = $a{script}{filename};
