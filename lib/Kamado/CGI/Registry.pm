@@ -512,7 +512,7 @@ sub _run {
     # main:: is the script's own package while it runs (CGI-HAZARDS B3):
     # what it spells main::x at compile time is its x, and a call of a
     # main:: sub by name at run time finds its sub
-    my %main = map { $_ => *{"main::$_"} } $s->{main_names}->@*;
+    my %main = $s->{main_names}->@* ? (map { $_ => *{"main::$_"} } $s->{main_names}->@*) : ();
     *{"main::$_"} = *{"$s->{package}::$_"} for keys %main;
     no warnings 'once';
     local *main::AUTOLOAD = $s->{autoload};
@@ -543,9 +543,32 @@ sub _run {
         $s->{known_packages} = keys $s->{packages}->%*;
     }
     $s->{snapshot}->restore;
-    File::Temp::cleanup() if defined &File::Temp::cleanup;
+    File::Temp::cleanup() if _temp_files();
     *{"main::$_"} = $main{$_} for keys %main;
     Kamado::return_request_timer() if $timing;
+}
+
+# Whether File::Temp has files or directories to remove "at exit" (a run's
+# tempfile(UNLINK => 1)): its cleanup() costs a hello run 5% otherwise.
+# The lists are file-scoped lexicals its cleanup() closes over, found once;
+# where they are not found (another File::Temp), always.
+my $temp_lists;
+sub _temp_files {
+    return 0 unless defined &File::Temp::cleanup;
+    $temp_lists //= do {
+        my ($names, $values) = B::svref_2object(\&File::Temp::cleanup)->PADLIST->ARRAY;
+        my @values = $values->ARRAY;
+        my @lists;
+        for my $i (0 .. $#values) {
+            my $name = ($names->ARRAY)[$i];
+            push @lists, $values[$i]->object_2svref
+                if $$name && defined $name->PV && $name->PV =~ /\A%(?:files|dirs)_to_unlink\z/;
+        }
+        @lists == 2 ? \@lists : 0;
+    };
+    return 1 unless $temp_lists;
+    # (pid => [what to remove], emptied by cleanup)
+    return scalar grep { grep { @$_ } values %$_ } @$temp_lists;
 }
 
 # USR2, the soft deadline: the script's run is stopped with a die when
