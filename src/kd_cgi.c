@@ -514,23 +514,28 @@ kd_world_enter(pTHX_ int in_fd, int out_fd, int err_fd, HV *env, HV *fixed, cons
 {
     int i, closed;
     SV *program = get_sv("0", GV_ADD);
-    for (i = 1; i < SIG_SIZE + 2; i++) {
-        SV *now = kd_signal_now(aTHX_ i);
-        if (!world.signals[i])
-            world.signals[i] = newSV(0);
-        if (now)
-            sv_setsv(world.signals[i], now);
-        else
-            sv_set_undef(world.signals[i]);
+    /* the worker's, noted (kept as they are when a run died before its
+     * world_leave: what is noted is still the worker's) */
+    if (!world.active) {
+        for (i = 1; i < SIG_SIZE + 2; i++) {
+            SV *now = kd_signal_now(aTHX_ i);
+            if (!world.signals[i])
+                world.signals[i] = newSV(0);
+            if (now)
+                sv_setsv(world.signals[i], now);
+            else
+                sv_set_undef(world.signals[i]);
+        }
+        world.umask = PerlLIO_umask(0);
+        (void)PerlLIO_umask(world.umask);
+        world.selected = (GV *)SvREFCNT_inc_simple(PL_defoutgv);
+        /* $0, without its magic: the process's title is left as it is
+         * (set, it is a prctl and a copy over argv, and as many to put it
+         * back) */
+        if (!world.program)
+            world.program = newSV(0);
+        sv_setsv_flags(world.program, program, SV_NOSTEAL);
     }
-    world.umask = PerlLIO_umask(0);
-    (void)PerlLIO_umask(world.umask);
-    world.selected = (GV *)SvREFCNT_inc_simple(PL_defoutgv);
-    /* $0, without its magic: the process's title is left as it is (set,
-     * it is a prctl and a copy over argv, and as many to put it back) */
-    if (!world.program)
-        world.program = newSV(0);
-    sv_setsv_flags(world.program, program, SV_NOSTEAL);
     if (world.script)
         SvREFCNT_dec(world.script);
     world.script = newSVsv(script);
