@@ -300,6 +300,8 @@ sub _within {
             _run($s, $keep, $timeout) if $s->{code};
             1;
         } or print STDERR "kamado: $@";
+        # the server's timers back (borrowed by _run), however it ended
+        Kamado::return_request_timer();
         # a child the script forked, back here without exit
         _child_exit(0) if $$ != $RUNNING;
         alarm 0;
@@ -545,7 +547,6 @@ sub _run {
     $s->{snapshot}->restore;
     File::Temp::cleanup() if _temp_files();
     *{"main::$_"} = $main{$_} for keys %main;
-    Kamado::return_request_timer() if $timing;
 }
 
 # Whether File::Temp has files or directories to remove "at exit" (a run's
