@@ -300,10 +300,10 @@ sub _within {
             _run($s, $keep, $timeout) if $s->{code};
             1;
         } or print STDERR "kamado: $@";
-        # the server's timers back (borrowed by _run), however it ended
-        Kamado::return_request_timer();
         # a child the script forked, back here without exit
         _child_exit(0) if $$ != $RUNNING;
+        # the server's timers back (borrowed by _run), however it ended
+        Kamado::return_request_timer();
         alarm 0;
         POSIX::setlocale(LC_ALL, $locale) if POSIX::setlocale(LC_ALL) ne $locale;
         # library files (not modules) are the script's business, not %INC's
