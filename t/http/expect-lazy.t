@@ -11,7 +11,9 @@ use Kamado::Test qw(start_server read_response);
 use Kamado::Test::HTTP qw(read_until_close parse_response wait_for_file slurp);
 use File::Temp ();
 
-my $late_log = File::Temp->new(UNLINK => 1)->filename;
+# (the object kept: it removes the file the server writes when the test ends)
+my $late_tmp = File::Temp->new;
+my $late_log = $late_tmp->filename;
 local $ENV{KT_LATE} = $late_log;
 my $server = start_server(app => <<'APP');
 sub {
