@@ -490,6 +490,8 @@ kd_stdio_enter(pTHX_ int in_fd, int out_fd, int err_fd)
     return kd_point_std(aTHX_ fds, 0);
 }
 
+#define KD_SPECIALS 6
+
 /* Kamado::CGI::Registry::world_enter/world_leave: what a run changes in
  * the worker, put aside and back in one call each way: the signal
  * handlers (compared after the run), umask, the selected handle,
@@ -501,7 +503,109 @@ static struct {
     SV *signals[SIG_SIZE + 2];    /* copies; [SIG_SIZE], [SIG_SIZE + 1]: __DIE__, __WARN__ */
     SV *program;                  /* the worker's $0 */
     SV *script;                   /* the run's */
+    SV *special[KD_SPECIALS];     /* the worker's $/ $\ $, $" $; $@, copied */
+    int errno_was;                /* $! */
+    I32 status, status_posix;     /* $? */
+    AV *inc;                      /* @INC's elements as the worker had them */
 } world;
+
+/* The special variables a run starts with as a new perl has them (with
+ * $\ from the script's #! -l): set and put back through their magic, so
+ * that what perl keeps of them (PL_rs for $/) follows; $! and $? are
+ * errno and perl's status, kept as they are (their magic makes strings).
+ * In Perl, `local (...) = (...)` for them and @INC was 11% of a hello run. */
+static GV *
+kd_special_gv(pTHX_ int i)
+{
+    static GV *gvs[KD_SPECIALS];
+    static const char *const names[KD_SPECIALS] = { "/", "\\", ",", "\"", ";", "@" };
+    if (!gvs[i])
+        gvs[i] = gv_fetchpv(names[i], GV_ADD | GV_NOTQUAL, SVt_PV);
+    return gvs[i];
+}
+
+/* Whether @INC holds what WAS holds (the same strings, in order). */
+static int
+kd_inc_same(pTHX_ AV *inc, AV *was)
+{
+    SSize_t j, n = av_count(inc);
+    if (!was || n != (SSize_t)av_count(was))
+        return 0;
+    for (j = 0; j < n; j++) {
+        SV **a = av_fetch(inc, j, 0), **b = av_fetch(was, j, 0);
+        STRLEN la, lb;
+        const char *pa, *pb;
+        if (!a || !b || SvROK(*a) != SvROK(*b))
+            return 0;
+        if (SvROK(*a)) {
+            if (SvRV(*a) != SvRV(*b))
+                return 0;
+            continue;
+        }
+        pa = SvPV(*a, la);
+        pb = SvPV(*b, lb);
+        if (la != lb || memNE(pa, pb, la))
+            return 0;
+    }
+    return 1;
+}
+
+static void
+kd_specials_enter(pTHX_ SV *line_ends)
+{
+    int i;
+    AV *inc = GvAVn(PL_incgv);
+    for (i = 0; i < KD_SPECIALS; i++) {
+        SV *sv = GvSVn(kd_special_gv(aTHX_ i));
+        if (!world.special[i])
+            world.special[i] = newSV(0);
+        sv_setsv(world.special[i], sv);
+        switch (i) {
+        case 0: sv_setpvs_mg(sv, "\n"); break;
+        case 1: sv_setsv_mg(sv, line_ends); break;
+        case 3: sv_setpvs_mg(sv, " "); break;
+        case 4: sv_setpvs_mg(sv, "\034"); break;
+        case 5: sv_setpvs_mg(sv, ""); break;
+        default: sv_set_undef(sv); SvSETMAGIC(sv); break;
+        }
+    }
+    world.errno_was = errno;
+    errno = 0;
+    world.status = PL_statusvalue;
+    world.status_posix = PL_statusvalue_posix;
+    PL_statusvalue = PL_statusvalue_posix = 0;
+    /* @INC: the run changes the worker's own ("use lib" in a script), put
+     * back as it was afterwards if it changed; its elements are copied
+     * only when the worker's have changed since they were last */
+    if (!kd_inc_same(aTHX_ inc, world.inc)) {
+        SSize_t j, n = av_count(inc);
+        if (world.inc)
+            SvREFCNT_dec((SV *)world.inc);
+        world.inc = newAV();
+        for (j = 0; j < n; j++) {
+            SV **e = av_fetch(inc, j, 0);
+            av_push(world.inc, e ? newSVsv(*e) : newSV(0));
+        }
+    }
+}
+
+static void
+kd_specials_leave(pTHX)
+{
+    int i;
+    AV *inc = GvAVn(PL_incgv);
+    for (i = 0; i < KD_SPECIALS; i++)
+        sv_setsv_mg(GvSVn(kd_special_gv(aTHX_ i)), world.special[i]);
+    errno = world.errno_was;
+    PL_statusvalue = world.status;
+    PL_statusvalue_posix = world.status_posix;
+    if (world.inc && !kd_inc_same(aTHX_ inc, world.inc)) {
+        SSize_t j, n = av_count(world.inc);
+        av_clear(inc);
+        for (j = 0; j < n; j++)
+            av_push(inc, newSVsv(*av_fetch(world.inc, j, 0)));
+    }
+}
 
 static SV *
 kd_signal_now(pTHX_ int i)
@@ -510,7 +614,7 @@ kd_signal_now(pTHX_ int i)
 }
 
 static int
-kd_world_enter(pTHX_ int in_fd, int out_fd, int err_fd, HV *env, HV *fixed, const char *dir, SV *script)
+kd_world_enter(pTHX_ int in_fd, int out_fd, int err_fd, HV *env, HV *fixed, const char *dir, SV *script, SV *line_ends)
 {
     int i, closed;
     SV *program = get_sv("0", GV_ADD);
@@ -540,6 +644,9 @@ kd_world_enter(pTHX_ int in_fd, int out_fd, int err_fd, HV *env, HV *fixed, cons
         SvREFCNT_dec(world.script);
     world.script = newSVsv(script);
     sv_setsv_flags(program, script, SV_NOSTEAL);
+    if (world.active)
+        kd_specials_leave(aTHX);
+    kd_specials_enter(aTHX_ line_ends);
     world.active = 1;
     closed = kd_stdio_enter(aTHX_ in_fd, out_fd, err_fd);
     kd_env_enter(aTHX_ env, fixed);
@@ -559,6 +666,7 @@ kd_world_leave(pTHX_ const char *cwd)
     if (!world.active)
         return;
     world.active = 0;
+    kd_specials_leave(aTHX);
     /* (a script that set $0 changed the title: it is put back too) */
     if (world.script && sv_eq(program, world.script))
         sv_setsv_flags(program, world.program, SV_NOSTEAL);

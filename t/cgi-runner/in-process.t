@@ -23,8 +23,8 @@ mkdir "$root/lib" or die;
 mkdir "$root/forked" or die;
 for my $mode (qw(registry perlrun)) {
     note "mode $mode";
-    $server = start_server(app => 'sub { require Cwd; [200, [], [sprintf "cwd=%s umask=%03o rs=%s zero=%s it=%s main=%s", Cwd::getcwd(), umask,
-        defined $/ ? "nl" : "undef", $0 =~ /hostile/ ? "script" : "worker", ($_ // "") =~ /hostile/ ? "script" : "worker", $main::{leak} && defined ${ *{ $main::{leak} }{SCALAR} } ? "leaked" : "clean"]] }',
+    $server = start_server(app => 'sub { require Cwd; [200, [], [sprintf "cwd=%s umask=%03o rs=%s inc=%s zero=%s it=%s main=%s", Cwd::getcwd(), umask,
+        defined $/ ? "nl" : "undef", (grep { $_ eq "/hostile" } @INC) ? "script" : "worker", $0 =~ /hostile/ ? "script" : "worker", ($_ // "") =~ /hostile/ ? "script" : "worker", $main::{leak} && defined ${ *{ $main::{leak} }{SCALAR} } ? "leaked" : "clean"]] }',
         workers => 2, args => ['--cgi-bin', $root, '--cgi-mode', $mode, '--cgi-timeout', 2]);
     my $psgi = raw_request($server, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     my ($worker_state) = $psgi =~ /(cwd=.*)\z/;
@@ -77,19 +77,20 @@ CGI
     put('hostile.cgi', <<'CGI');
 chdir '/'; umask 0; $/ = undef; $\ = "!";
 $SIG{TERM} = 'IGNORE'; $SIG{ALRM} = sub { print STDERR "late alarm\n" }; alarm 1;
-$0 = 'hostile title'; $_ = 'hostile it'; $ENV{PATH} = '/nowhere'; $ENV{KAMADO_LEAK} = 'yes'; delete $ENV{SERVER_NAME}; select STDERR; binmode STDOUT, ':encoding(UTF-8)'; $main::leak = 1;
+$0 = 'hostile title'; $_ = 'hostile it'; unshift @INC, '/hostile'; $! = 5; $? = 256; $ENV{PATH} = '/nowhere'; $ENV{KAMADO_LEAK} = 'yes'; delete $ENV{SERVER_NAME}; select STDERR; binmode STDOUT, ':encoding(UTF-8)'; $main::leak = 1;
 print STDOUT "Content-Type: text/plain\n\nhostile \x{e9}";
 CGI
     is get('hostile.cgi')->{status}, 200, 'a script that changes everything it can';
     like raw_request($server, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), qr/\Q$worker_state\E\z/,
-        'the PSGI app in the same workers still has its cwd, umask, $/, $0 and $_, and main:: is its own';
+        'the PSGI app in the same workers still has its cwd, umask, $/, @INC, $0 and $_, and main:: is its own';
     put('clean.cgi', <<'CGI');
 my $child = `echo \${KAMADO_LEAK:-none} \${SERVER_NAME:-none}`;
 chomp $child;
 print qq{Content-Type: text/plain\n\n}, 'PATH=', $ENV{PATH} eq '/nowhere' ? 'changed' : 'as set', ' sep=', defined $\ ? 'set' : 'unset',
+    ' inc=', (grep { $_ eq '/hostile' } @INC) ? 'leaked' : 'own', ' status=', $? + 0,
     ' leak=', $ENV{KAMADO_LEAK} // 'none', ' name=', $ENV{SERVER_NAME} // 'none', " child=$child", qq{ \xe9};
 CGI
-    is_deeply bodies('clean.cgi', 4), ["PATH=as set sep=unset leak=none name=x child=none x \xe9"],
+    is_deeply bodies('clean.cgi', 4), ["PATH=as set sep=unset inc=own status=0 leak=none name=x child=none x \xe9"],
         "the next script gets its own %ENV (and its children the same environment), \$\\, and no layer on STDOUT";
     sleep 2;
     unlike $server->log, qr/late alarm/, "the script's alarm was cancelled";

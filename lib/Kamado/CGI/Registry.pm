@@ -269,9 +269,12 @@ sub _kept {
 sub _within {
     my ($s, $keep, $in, $env, $fixed, $timeout) = @_;
     my $tz;    # whether the run had a TZ
-    # (descriptors, %ENV, cwd, $0; the worker's signals, umask and
-    # selected handle noted: in XS, one call each way)
-    my $closed = world_enter(fileno $in, fileno $keep->{out}, fileno $keep->{err}, $env, $fixed, $s->{dir}, $s->{file});
+    # (descriptors, %ENV, cwd, $0, $/ $\ $, $" $; $! $? $@ and @INC; the
+    # worker's signals, umask and selected handle noted: in XS, one call
+    # each way)
+    # (#! -l sets $\, -w $^W, for the compile and the run)
+    my $closed = world_enter(fileno $in, fileno $keep->{out}, fileno $keep->{err}, $env, $fixed, $s->{dir}, $s->{file},
+        $s->{line_ends});
     _reopen_std($closed) if $closed;
     {
         $tz = exists $ENV{TZ};
@@ -281,15 +284,11 @@ sub _within {
         # changed it costs a switch
         my $locale = $ENV{LC_ALL} // $ENV{LANG} // 'C';
         POSIX::setlocale(LC_ALL, $locale) if POSIX::setlocale(LC_ALL) ne $locale;
-        # (#! -l sets $\, -w $^W, for the compile and the run)
-        local ($/, $\, $,, $", $;) = ("\n", $s->{line_ends}, undef, ' ', "\034");
-        local ($@, $!, $?) = ('', 0, 0);
         local $^W = $s->{warnings};
         local $^T = time;
         local @ARGV = ();
         # (a script's while (<STDIN>) must not change the worker's $_)
         local $_;
-        local @INC = @INC;
         local $Kamado::CGI::Require::SCRIPT = $s;
         local @Kamado::CGI::Require::INC_ADDED = ();
         local $SCRIPT = $s;
