@@ -11,9 +11,10 @@ use Kamado::Test qw(start_server read_response);
 use Kamado::Test::HTTP qw(read_until_close parse_response wait_for_file slurp);
 use File::Temp ();
 
-# (the object kept: it removes the file the server writes when the test ends)
-my $late_tmp = File::Temp->new;
-my $late_log = $late_tmp->filename;
+# (in a directory of its own, removed when the test ends: the file must
+# not exist before the handler writes it)
+my $late_dir = File::Temp->newdir;
+my $late_log = "$late_dir/late.log";
 local $ENV{KT_LATE} = $late_log;
 my $server = start_server(app => <<'APP');
 sub {
@@ -63,6 +64,9 @@ subtest 'the input cannot be read after the answer' => sub {
     my ($got) = read_until_close($c, 5);
     like $got, qr{\AHTTP/1\.1 200 OK\r\n}, 'the answer, with no 100 before it';
     ok wait_for_file($late_log, 5), 'the cleanup handler ran';
+    # (made, then written: its line, once it is there)
+    my $until = time + 5;
+    select undef, undef, undef, 0.01 until -s $late_log || time > $until;
     like slurp($late_log), qr{^died: Kamado: the request body can be read only while the request is served},
         'its read died';
 };
