@@ -104,7 +104,7 @@ kd_request_timer_left(double left[2])
 static struct {
     int active;
     double left[2];
-    struct timespec since;
+    double since;
 } borrowed_timer;
 
 typedef struct {
@@ -822,18 +822,6 @@ CODE:
 OUTPUT:
     RETVAL
 
-void
-request_timer_left()
-PPCODE:
-{
-    /* seconds left on the soft and hard timers (0: disarmed), so that a
-     * shorter deadline can be set for a while and the server's put back */
-    double left[2];
-    kd_request_timer_left(left);
-    mXPUSHn(left[0]);
-    mXPUSHn(left[1]);
-}
-
 int
 borrow_request_timer(double limit, double grace)
 CODE:
@@ -844,7 +832,7 @@ CODE:
      * less the time spent. (One call each way: a CGI run in the worker
      * borrows the timers every request.) */
     kd_request_timer_left(borrowed_timer.left);
-    clock_gettime(CLOCK_MONOTONIC, &borrowed_timer.since);
+    borrowed_timer.since = kd_monotonic();
     borrowed_timer.active = limit > 0 && (borrowed_timer.left[0] == 0 || borrowed_timer.left[0] > limit);
     if (borrowed_timer.active && !kd_request_timer_set(limit, limit + grace))
         croak("Can't set the request timers: %s", Strerror(errno));
@@ -857,14 +845,11 @@ void
 return_request_timer()
 CODE:
 {
-    struct timespec now;
     double spent, soft = 0, hard = 0;
     if (!borrowed_timer.active)
         XSRETURN_EMPTY;
     borrowed_timer.active = 0;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    spent = (double)(now.tv_sec - borrowed_timer.since.tv_sec)
-          + (double)(now.tv_nsec - borrowed_timer.since.tv_nsec) / 1e9;
+    spent = kd_monotonic() - borrowed_timer.since;
     /* (a server deadline already past: at once, not never) */
     if (borrowed_timer.left[0] > 0) {
         soft = borrowed_timer.left[0] - spent > 0.001 ? borrowed_timer.left[0] - spent : 0.001;
@@ -943,10 +928,10 @@ CODE:
     AV *state = newAV();
     int i;
     av_extend(state, SIG_SIZE + 1);
-    for (i = 1; i < SIG_SIZE; i++)
-        av_push(state, PL_psig_ptr && PL_psig_ptr[i] ? newSVsv(PL_psig_ptr[i]) : newSV(0));
-    av_push(state, PL_diehook ? newSVsv(PL_diehook) : newSV(0));
-    av_push(state, PL_warnhook ? newSVsv(PL_warnhook) : newSV(0));
+    for (i = 1; i < SIG_SIZE + 2; i++) {
+        SV *now = kd_signal_now(aTHX_ i);
+        av_push(state, now ? newSVsv(now) : newSV(0));
+    }
     RETVAL = newRV_noinc((SV *)state);
 }
 OUTPUT:
@@ -964,17 +949,8 @@ PPCODE:
     for (i = 1; i <= SIG_SIZE + 1; i++) {
         SV **old = av_fetch(state, i - 1, 0);
         SV *was = old ? *old : &PL_sv_undef;
-        SV *now = i < SIG_SIZE ? (PL_psig_ptr ? PL_psig_ptr[i] : NULL)
-                : i == SIG_SIZE ? PL_diehook : PL_warnhook;
-        int same;
-        if (!now || !SvOK(now))
-            same = !SvOK(was);
-        else if (SvROK(now) || SvROK(was))
-            same = SvROK(now) && SvROK(was) && SvRV(now) == SvRV(was);
-        else
-            same = SvOK(was) && sv_eq(now, was);
-        if (!same) {
-            mXPUSHs(newSVpv(i < SIG_SIZE ? PL_sig_name[i] : i == SIG_SIZE ? "__DIE__" : "__WARN__", 0));
+        if (!kd_signal_same(aTHX_ was, kd_signal_now(aTHX_ i))) {
+            mXPUSHs(newSVpv(kd_signal_name(i), 0));
             XPUSHs(was);
         }
     }

@@ -607,10 +607,31 @@ kd_specials_leave(pTHX)
     }
 }
 
+/* The handlers of signals 1 .. SIG_SIZE - 1, then of __DIE__ (SIG_SIZE)
+ * and __WARN__ (SIG_SIZE + 1): perl's own table, read without %SIG's
+ * lookup by name and sigaction per signal. */
 static SV *
 kd_signal_now(pTHX_ int i)
 {
     return i < SIG_SIZE ? (PL_psig_ptr ? PL_psig_ptr[i] : NULL) : i == SIG_SIZE ? PL_diehook : PL_warnhook;
+}
+
+static const char *
+kd_signal_name(int i)
+{
+    return i < SIG_SIZE ? PL_sig_name[i] : i == SIG_SIZE ? "__DIE__" : "__WARN__";
+}
+
+/* Whether handler NOW is handler WAS: a code reference to the same sub,
+ * the same string, both unset. */
+static int
+kd_signal_same(pTHX_ SV *was, SV *now)
+{
+    if (!now || !SvOK(now))
+        return !SvOK(was);
+    if (SvROK(now) || SvROK(was))
+        return SvROK(now) && SvROK(was) && SvRV(now) == SvRV(was);
+    return SvOK(was) && sv_eq(now, was);
 }
 
 static int
@@ -683,17 +704,9 @@ kd_world_leave(pTHX_ const char *cwd)
     (void)PerlLIO_umask(world.umask);
     mXPUSHi(closed);
     for (i = 1; i < SIG_SIZE + 2; i++) {
-        SV *was = world.signals[i], *now = kd_signal_now(aTHX_ i);
-        int same;
-        if (!now || !SvOK(now))
-            same = !SvOK(was);
-        else if (SvROK(now) || SvROK(was))
-            same = SvROK(now) && SvROK(was) && SvRV(now) == SvRV(was);
-        else
-            same = SvOK(was) && sv_eq(now, was);
-        if (!same) {
-            mXPUSHs(newSVpv(i < SIG_SIZE ? PL_sig_name[i] : i == SIG_SIZE ? "__DIE__" : "__WARN__", 0));
-            mXPUSHs(newSVsv(was));
+        if (!kd_signal_same(aTHX_ world.signals[i], kd_signal_now(aTHX_ i))) {
+            mXPUSHs(newSVpv(kd_signal_name(i), 0));
+            mXPUSHs(newSVsv(world.signals[i]));
         }
     }
     PUTBACK;
