@@ -1056,30 +1056,14 @@ SV *
 _parse(SV *output)
 CODE:
 {
-    /* OUTPUT's head parsed (kd_parse_head), once it holds the empty line
-     * that ends it (LF or CRLF, as scripts print either); undef before. */
+    /* OUTPUT's head parsed (kd_parse_output), once it holds the empty
+     * line that ends it; undef before. */
     STRLEN len;
-    const char *o = SvPV(output, len), *p = o, *end = o + len, *nl;
-    size_t head_len = 0, skip = 0;
-    if (len >= 1 && o[0] == '\n')
-        skip = 1;
-    else if (len >= 2 && o[0] == '\r' && o[1] == '\n')
-        skip = 2;
-    while (!skip && p < end && (nl = memchr(p, '\n', end - p))) {
-        if (nl + 1 < end && nl[1] == '\n')
-            skip = 2;
-        else if (nl + 2 < end && nl[1] == '\r' && nl[2] == '\n')
-            skip = 3;
-        if (skip) {
-            head_len = nl - o;
-            if (head_len > 0 && o[head_len - 1] == '\r')
-                head_len--, skip++;
-        }
-        p = nl + 1;
-    }
-    if (!skip)
+    const char *o = SvPV(output, len);
+    HV *head = kd_parse_output(aTHX_ o, len);
+    if (!head)
         XSRETURN_UNDEF;
-    RETVAL = newRV_noinc((SV *)kd_parse_head(aTHX_ o, head_len, o + head_len + skip, len - head_len - skip));
+    RETVAL = newRV_noinc((SV *)head);
 }
 OUTPUT:
     RETVAL

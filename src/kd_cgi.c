@@ -1187,3 +1187,32 @@ kd_snapshot_restore(pTHX_ AV *vars, AV *opened)
         }
     }
 }
+
+/* A script's output O (LEN bytes): its head parsed (kd_parse_head) once
+ * the output holds the empty line that ends it, LF or CRLF as scripts
+ * print either, or an empty line first (an empty head); NULL before. */
+static HV *
+kd_parse_output(pTHX_ const char *o, STRLEN len)
+{
+    const char *p = o, *end = o + len, *nl;
+    size_t head_len = 0, skip = 0;
+    if (len >= 1 && o[0] == '\n')
+        skip = 1;
+    else if (len >= 2 && o[0] == '\r' && o[1] == '\n')
+        skip = 2;
+    while (!skip && p < end && (nl = memchr(p, '\n', end - p))) {
+        if (nl + 1 < end && nl[1] == '\n')
+            skip = 2;
+        else if (nl + 2 < end && nl[1] == '\r' && nl[2] == '\n')
+            skip = 3;
+        if (skip) {
+            head_len = nl - o;
+            if (head_len > 0 && o[head_len - 1] == '\r')
+                head_len--, skip++;
+        }
+        p = nl + 1;
+    }
+    if (!skip)
+        return NULL;
+    return kd_parse_head(aTHX_ o, head_len, o + head_len + skip, len - head_len - skip);
+}

@@ -39,7 +39,7 @@ sub finish {
                                            : 'end of script output before headers' };
 }
 
-# _parse(OUTPUT): in XS (Kamado.xs, kd_parse_head in src/kd_cgi.c).
+# _parse(OUTPUT): in XS (kd_parse_output and kd_parse_head in src/kd_cgi.c).
 
 1;
 __END__
