@@ -883,6 +883,8 @@ CODE:
     outer = (CV *)SvRV(outer_ref);
     if (CvDEPTH(outer) != 0 || !CvPADLIST(outer) || PadlistMAX(CvPADLIST(outer)) < 1)
         XSRETURN_EMPTY;
+    /* (and the run's lexicals new, as a new process has them) */
+    kd_fresh_lexicals(aTHX_ outer);
     outer_pad = PadlistARRAY(CvPADLIST(outer))[1];
     for (i = 1; i < items; i++) {
         SV *ref = ST(i);
@@ -896,6 +898,7 @@ CODE:
         if (CvOUTSIDE(cv) != outer || CvDEPTH(cv) != 0 || CvISXSUB(cv) || !CvPADLIST(cv)
             || PadlistMAX(CvPADLIST(cv)) < 1)
             continue;
+        kd_fresh_lexicals(aTHX_ cv);
         names = PadlistNAMES(CvPADLIST(cv));
         pad = PadlistARRAY(CvPADLIST(cv))[1];
         for (ix = 1; ix <= (PADOFFSET)PadnamelistMAX(names) && ix <= (PADOFFSET)AvFILLp(pad); ix++) {

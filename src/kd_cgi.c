@@ -490,6 +490,43 @@ kd_stdio_enter(pTHX_ int in_fd, int out_fd, int err_fd)
     return kd_point_std(aTHX_ fds, 0);
 }
 
+/* A run's `my` scalars as a new process has them. At the end of a call
+ * perl empties a sub's lexicals in place and keeps their bodies for the
+ * next call: a variable that held a string keeps its string body, and
+ * `my $n = 0; $n += $_ for ...` then takes perl's slow path at every
+ * step (13% of such a loop), where under CGI the first call has a plain
+ * integer. Called before a run, with CV's lexicals out of scope (its
+ * depth 0): each emptied scalar of its own (not captured from outside,
+ * not `our` or `state`, not held elsewhere) that is more than an
+ * integer is replaced by a new one, marked stale as perl marks them. */
+static void
+kd_fresh_lexicals(pTHX_ CV *cv)
+{
+    PADNAMELIST *names;
+    PAD *pad;
+    PADOFFSET ix, max;
+    if (CvDEPTH(cv) != 0 || CvISXSUB(cv) || !CvPADLIST(cv) || PadlistMAX(CvPADLIST(cv)) < 1)
+        return;
+    names = PadlistNAMES(CvPADLIST(cv));
+    pad = PadlistARRAY(CvPADLIST(cv))[1];
+    max = (PADOFFSET)PadnamelistMAX(names);
+    if (max > (PADOFFSET)AvFILLp(pad))
+        max = (PADOFFSET)AvFILLp(pad);
+    for (ix = 1; ix <= max; ix++) {
+        PADNAME *pn = PadnamelistARRAY(names)[ix];
+        SV *sv = AvARRAY(pad)[ix];
+        if (!pn || PadnameLEN(pn) < 2 || PadnamePV(pn)[0] != '$' || PadnameOUTER(pn) || PadnameIsOUR(pn)
+            || PadnameIsSTATE(pn) || !sv)
+            continue;
+        if (SvTYPE(sv) <= SVt_IV || SvTYPE(sv) >= SVt_PVAV || SvREFCNT(sv) != 1 || SvOK(sv) || SvROK(sv)
+            || SvMAGICAL(sv) || SvOBJECT(sv) || SvREADONLY(sv) || !SvPADSTALE(sv))
+            continue;
+        AvARRAY(pad)[ix] = newSV(0);
+        SvPADSTALE_on(AvARRAY(pad)[ix]);
+        SvREFCNT_dec_NN(sv);
+    }
+}
+
 #define KD_SPECIALS 6
 
 /* Kamado::CGI::Registry::world_enter/world_leave: what a run changes in

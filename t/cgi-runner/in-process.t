@@ -68,6 +68,20 @@ CGI
     is_deeply bodies('state.cgi', 6), ['hits=1 seen= count=1'],
         'globals, file-scoped lexicals read by named subs, exit in eval: as under CGI, every time';
 
+    # a run's lexicals are new, as in a new process: perl keeps an emptied
+    # variable's string body for the next call, and an integer loop on it
+    # then takes perl's slow path (B tells the body: IV, or PVIV)
+    put('fresh.cgi', <<'CGI');
+use B;
+my $n = 0;
+my $kind = ref B::svref_2object(\$n);
+sub counter { my $m = 0; $m++; my $k = ref B::svref_2object(\$m); my $s = "$m"; $k }
+my $in_sub = counter();
+my $s = "$n";
+print "Content-Type: text/plain\n\n$kind $in_sub";
+CGI
+    is_deeply bodies('fresh.cgi', 6), ['B::IV B::IV'], "a run's file-scoped and sub lexicals start as a new process's";
+
     put('warns.cgi', "#!/usr/bin/perl -w\nmy \$count = 1;\nsub show { ++\$count }\n"
         . "sub outer { my \$x = shift; sub inner { \$x } inner() }\nprint qq{Content-Type: text/plain\\n\\n}, show(), outer(7);\n");
     is_deeply bodies('warns.cgi', 4), ['27'], '#! -w: a named sub and its file-scoped variable';
