@@ -40,6 +40,17 @@ kd_forget_timers(void)
     request_deadlines[0] = request_deadlines[1] = 0;
 }
 
+/* This process's pid, noted: perl's $$ is a getpid() each time it is
+ * read (three a CGI run). Forgotten in a forked child. */
+static pid_t kd_pid;
+
+static void
+kd_after_fork(void)
+{
+    kd_forget_timers();
+    kd_pid = 0;
+}
+
 static double
 kd_monotonic(void)
 {
@@ -352,7 +363,7 @@ BOOT:
     int i;
     for (i = 0; i < K_COUNT; i++)
         PERL_HASH(env_keys[i].hash, env_keys[i].name, env_keys[i].len);
-    (void)pthread_atfork(NULL, NULL, kd_forget_timers);
+    (void)pthread_atfork(NULL, NULL, kd_after_fork);
 }
 
 Kamado::Loop
@@ -861,6 +872,15 @@ CODE:
 MODULE = Kamado    PACKAGE = Kamado::CGI::Registry
 
 PROTOTYPES: DISABLE
+
+IV
+current_pid()
+CODE:
+    if (!kd_pid)
+        kd_pid = getpid();
+    RETVAL = (IV)kd_pid;
+OUTPUT:
+    RETVAL
 
 void
 share_lexicals(SV *outer_ref, ...)

@@ -529,6 +529,37 @@ kd_fresh_lexicals(pTHX_ CV *cv)
 
 #define KD_SPECIALS 6
 
+/* The locale a CGI process gets from the run's environment: LC_ALL, else
+ * LANG, else C. The worker stays in it between runs (switching back and
+ * forth would load the locale files twice a request), so only a script
+ * that changed it, or a run with another environment, costs a switch.
+ * Through perl's setlocale, which keeps perl's own state in step. */
+static SV *kd_run_locale;
+
+static void
+kd_locale_keep(void)
+{
+    const char *want = SvPVX(kd_run_locale), *now = Perl_setlocale(LC_ALL, NULL);
+    if (!now || strNE(now, want))
+        (void)Perl_setlocale(LC_ALL, want);
+}
+
+static void
+kd_locale_enter(pTHX_ HV *env)
+{
+    SV **svp = hv_fetchs(env, "LC_ALL", 0);
+    if (!svp || !SvOK(*svp))
+        svp = hv_fetchs(env, "LANG", 0);
+    if (!kd_run_locale)
+        kd_run_locale = newSVpvs("");
+    if (svp && SvOK(*svp))
+        sv_setsv(kd_run_locale, *svp);
+    else
+        sv_setpvs(kd_run_locale, "C");
+    (void)SvPV_nolen(kd_run_locale);    /* (a string, for SvPVX) */
+    kd_locale_keep();
+}
+
 /* Kamado::CGI::Registry::world_enter/world_leave: what a run changes in
  * the worker, put aside and back in one call each way: the signal
  * handlers (compared after the run), umask, the selected handle,
@@ -708,6 +739,7 @@ kd_world_enter(pTHX_ int in_fd, int out_fd, int err_fd, HV *env, HV *fixed, cons
     world.active = 1;
     closed = kd_stdio_enter(aTHX_ in_fd, out_fd, err_fd);
     kd_env_enter(aTHX_ env, fixed);
+    kd_locale_enter(aTHX_ GvHV(PL_envgv));
     (void)chdir(dir);    /* (as perl's chdir in the script's place: no error) */
     return closed;
 }
@@ -724,6 +756,7 @@ kd_world_leave(pTHX_ const char *cwd)
     if (!world.active)
         return;
     world.active = 0;
+    kd_locale_keep();
     kd_specials_leave(aTHX);
     /* (a script that set $0 changed the title: it is put back too) */
     if (world.script && sv_eq(program, world.script))

@@ -199,6 +199,10 @@ sub _run {
         return [500, ['Content-Type' => 'text/plain'], ["Internal Server Error\n"]];
     }
     my $mode = $entry->{mode};
+    # (the in-process modes' arguments but the env, kept with the mapping)
+    return Kamado::CGI::Registry->respond($entry->{args} //= {
+        mode => $mode, script => $entry->{script}, fixed => $entry->{cgi_env}, log => $self->{log},
+        timeout => $self->{timeout}, redirect => $self->_redirect }, $env) if $IN_PROCESS{$mode};
     return $RUNNER{$mode}->response(
         mode     => $mode,
         env      => $env,
@@ -206,16 +210,21 @@ sub _run {
         # the CGI variables: the in-process modes put them in %ENV straight
         # from the script's fixed part and the PSGI env (no hash between)
         fixed    => $entry->{cgi_env},
-        cgi_env  => $IN_PROCESS{$mode} ? undef : Kamado::CGI::Env::request($env, $entry->{cgi_env}),
+        cgi_env  => Kamado::CGI::Env::request($env, $entry->{cgi_env}),
         log      => $self->{log},
         timeout  => $self->{timeout},
-        # (env, path) -> the response for that path (one sub per
-        # directory, not a closure made for every request; weak: no cycle)
-        redirect => $self->{redirect} //= do {
-            Scalar::Util::weaken(my $cgi = $self);
-            sub { $cgi->_internal_redirect(@_) };
-        },
+        redirect => $self->_redirect,
     );
+}
+
+# (env, path) -> the response for that path (one sub per directory, not
+# a closure made for every request; weak: no cycle)
+sub _redirect {
+    my ($self) = @_;
+    return $self->{redirect} //= do {
+        Scalar::Util::weaken(my $cgi = $self);
+        sub { $cgi->_internal_redirect(@_) };
+    };
 }
 
 # Location: /local/path from a script: Apache serves that path instead,

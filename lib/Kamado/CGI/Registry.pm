@@ -6,7 +6,6 @@ use warnings;
 use B ();
 use Cwd ();
 use POSIX ();
-use constant LC_ALL => POSIX::LC_ALL();
 # the errors a worker's file keeps before it is emptied
 use constant MAX_KEPT => 1 << 20;
 use Symbol ();
@@ -76,7 +75,7 @@ BEGIN {
 # with its status. An exec that fails returns false with $! set, as
 # perl's. (`exec {PROGRAM} LIST` cannot be overridden: it is perl's.)
 sub _exec {
-    return CORE::exec(@_) unless $RUNNING && $$ == $RUNNING;
+    return CORE::exec(@_) unless $RUNNING && current_pid() == $RUNNING;
     flush_all();
     pipe(my $failed, my $started) or return 0;    # (closed by the exec: it started)
     my $pid = fork // return 0;
@@ -121,7 +120,7 @@ sub _caller (;$) {
 sub _exit (;$) {
     my $code = @_ ? $_[0] : 0;
     CORE::exit($code) unless $RUNNING;
-    _child_exit($code) if $$ != $RUNNING;
+    _child_exit($code) if current_pid() != $RUNNING;
     $exit_code = $code;
     {
         # to the runner's block, past every eval and sub of the script
@@ -145,6 +144,7 @@ sub _child_exit {
     POSIX::_exit($?);
 }
 
+my ($worker, %keep);    # the worker's pid and its kept files (_kept)
 my %compiled;    # script path -> compiled script (registry)
 my $USE = 0;     # a clock for least recently used
 # compiled scripts a worker keeps; past it, the least recently used goes
@@ -167,20 +167,28 @@ close main::DATA if defined fileno main::DATA;
 # redirect => sub (env, path) -> PSGI response) -> a PSGI response
 sub response {
     my ($class, %a) = @_;
-    my $file = $a{script}{filename};
+    return $class->respond(\%a, $a{env});
+}
+
+# respond(ARGS, ENV): the same, with the arguments but env in a hash that
+# Kamado::CGI keeps for each script's URL (not a new one every request)
+sub respond {
+    my ($class, $a, $env) = @_;
+    my $script = $a->{script};
+    my $file = $script->{filename};
     my $s = $compiled{$file};
     # (the script and every library it loaded as they were compiled)
-    if ($s && ($s->{key} ne $a{script}{key} || ($s->{libs}->%* && !Kamado::CGI::Source::unchanged($s->{libs})))) {
+    if ($s && ($s->{key} ne $script->{key} || ($s->{libs}->%* && !Kamado::CGI::Source::unchanged($s->{libs})))) {
         _discard($s);
         $s = undef;
     }
     if (!$s) {
         # (read once per version of the file: perlrun compiles it per request)
-        my $key = $a{script}{key};
+        my $key = $script->{key};
         my $src = $source{$file} && $source{$file}{key} eq $key ? $source{$file} : eval {
             $source{$file} = { Kamado::CGI::Source->read($file)->%*, key => $key };
         } or do {
-            $a{log}->("$file: $@");
+            $a->{log}->("$file: $@");
             return _error(500);
         };
         # what only a process of its own gives: a #! switch such as -T
@@ -188,9 +196,9 @@ sub response {
         # another interpreter
         my $fork = !$src->{perl} || grep { !/\A-[wl]+\z/ } $src->{switches}->@*;
         my %switch = map { $_ => 1 } map { split //, substr $_, 1 } $src->{switches}->@*;
-        $s = { file => $file, dir => $a{script}{dir}, key => $key, libs => {}, packages => {},
+        $s = { file => $file, dir => $script->{dir}, key => $key, libs => {}, packages => {},
                fork => $fork, source => $src, warnings => $switch{w} ? 1 : 0, line_ends => $switch{l} ? "\n" : undef };
-        if ($fork || $a{mode} eq 'registry') {
+        if ($fork || $a->{mode} eq 'registry') {
             if (keys %compiled >= $MAX_COMPILED) {
                 my ($oldest) = sort { $compiled{$a}{used} <=> $compiled{$b}{used} } keys %compiled;
                 delete $source{$oldest};
@@ -200,27 +208,27 @@ sub response {
         }
     }
     $s->{used} = ++$USE;
-    return Kamado::CGI::Fork->response(%a, cgi_env => $a{cgi_env} // Kamado::CGI::Env::request(@a{qw(env fixed)}))
+    return Kamado::CGI::Fork->response(%$a, env => $env,
+        cgi_env => $a->{cgi_env} // Kamado::CGI::Env::request($env, $a->{fixed}))
         if $s->{fork};
     # the request's body (or nothing), and the worker's files for the
     # output and the errors
-    my $keep = _kept();
-    my $env = $a{env};
+    my $keep = $worker && $worker == current_pid() ? \%keep : _kept();
     my $in = ($env->{CONTENT_LENGTH} // 0) > 0 || defined $env->{HTTP_TRANSFER_ENCODING}
         ? Kamado::CGI::Exec::_stdin($env) : $keep->{null};
     my $err_start = output_begin(fileno $keep->{out}, fileno $keep->{err}, MAX_KEPT);
     local $timed_out = 0;
     # compiled (if it is not yet) and run in one stay in the script's world
-    _within($s, $keep, $in, @a{qw(env fixed timeout)});
+    _within($s, $keep, $in, $env, $a->{fixed}, $a->{timeout});
     my $compiled = $s->{code} ? 1 : 0;
     my $exited = delete $s->{exited_compiling};
     # (what the script wrote to STDERR, perl's errors and warnings among it)
     if (length(my $errors = read_from(fileno $keep->{err}, $err_start))) {
-        $a{log}->("$file: $_") for split /\n/, $errors;
+        $a->{log}->("$file: $_") for split /\n/, $errors;
     }
-    $a{log}->("$file: could not be compiled (its errors are above)") unless $compiled || $exited;
-    _discard($s) if !$compiled || $a{mode} eq 'perlrun';
-    return $compiled || $exited ? _response($keep->{out}, \%a) : _error(500);
+    $a->{log}->("$file: could not be compiled (its errors are above)") unless $compiled || $exited;
+    _discard($s) if !$compiled || $a->{mode} eq 'perlrun';
+    return $compiled || $exited ? _response($keep->{out}, $a, $env) : _error(500);
 }
 
 sub _discard {
@@ -241,12 +249,11 @@ sub _discard {
 # that collect a script's output and errors (a script's background
 # child must close STDOUT as under CGI, where the server waits for it
 # otherwise), /dev/null for a request without a
-# body, /dev/urandom for srand. Opened once per worker.
-my ($worker, %keep);
+# body, /dev/urandom for srand. Opened once per worker (see %keep above).
 
 sub _kept {
-    return \%keep if $worker && $worker == $$;
-    $worker = $$;
+    return \%keep if $worker && $worker == current_pid();
+    $worker = current_pid();
     # (in memory where there is a tmpfs: emptied every request, a
     # file on disk costs a journal entry each time)
     local $ENV{TMPDIR} = '/dev/shm' if -d '/dev/shm' && -w _;
@@ -269,21 +276,15 @@ sub _kept {
 sub _within {
     my ($s, $keep, $in, $env, $fixed, $timeout) = @_;
     my $tz;    # whether the run had a TZ
-    # (descriptors, %ENV, cwd, $0, $/ $\ $, $" $; $! $? $@ and @INC; the
-    # worker's signals, umask and selected handle noted: in XS, one call
-    # each way)
+    # (descriptors, %ENV, the locale it asks for, cwd, $0, $/ $\ $, $" $;
+    # $! $? $@ and @INC; the worker's signals, umask and selected handle
+    # noted: in XS, one call each way)
     # (#! -l sets $\, -w $^W, for the compile and the run)
     my $closed = world_enter(fileno $in, fileno $keep->{out}, fileno $keep->{err}, $env, $fixed, $s->{dir}, $s->{file},
         $s->{line_ends});
     _reopen_std($closed) if $closed;
     {
         $tz = exists $ENV{TZ};
-        # the locale a CGI process gets from this environment; the worker
-        # stays in it between runs (switching back and forth would load
-        # the locale files twice a request), so only a script that
-        # changed it costs a switch
-        my $locale = $ENV{LC_ALL} // $ENV{LANG} // 'C';
-        POSIX::setlocale(LC_ALL, $locale) if POSIX::setlocale(LC_ALL) ne $locale;
         local $^W = $s->{warnings};
         local $^T = time;
         local @ARGV = ();
@@ -292,7 +293,7 @@ sub _within {
         local $Kamado::CGI::Require::SCRIPT = $s;
         local @Kamado::CGI::Require::INC_ADDED = ();
         local $SCRIPT = $s;
-        local $RUNNING = $$;
+        local $RUNNING = current_pid();
         # (the script's errors are caught inside; this is for the runner's)
         eval {
             _compile($s) unless $s->{code};
@@ -300,11 +301,10 @@ sub _within {
             1;
         } or print STDERR "kamado: $@";
         # a child the script forked, back here without exit
-        _child_exit(0) if $$ != $RUNNING;
+        _child_exit(0) if current_pid() != $RUNNING;
         # the server's timers back (borrowed by _run), however it ended
         Kamado::return_request_timer();
         alarm 0;
-        POSIX::setlocale(LC_ALL, $locale) if POSIX::setlocale(LC_ALL) ne $locale;
         # library files (not modules) are the script's business, not %INC's
         delete @INC{@Kamado::CGI::Require::INC_ADDED};
         $tz ||= exists $ENV{TZ};
@@ -589,7 +589,7 @@ sub _on_usr2 {
 
 
 sub _response {
-    my ($out, $a) = @_;
+    my ($out, $a, $env) = @_;
     my $bytes = read_output(fileno $out);
     # (the whole output is here: parsed at once, a parser kept only for
     # an nph- script's status line or a head that did not end)
@@ -605,7 +605,7 @@ sub _response {
         $a->{log}->("$a->{script}{filename}: $head->{error}");
         return _error(500);
     }
-    return $a->{redirect}->($a->{env}, $head->{redirect}) if defined $head->{redirect};
+    return $a->{redirect}->($env, $head->{redirect}) if defined $head->{redirect};
     return [$head->{status}, $head->{headers}, [$head->{rest}]];
 }
 
