@@ -5,6 +5,7 @@
  * modes, a script's output collected while it runs. Included by
  * Kamado.xs. */
 
+#include "perliol.h"    /* the layers of STDIN, STDOUT and STDERR: kd_std_sync */
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -394,6 +395,33 @@ kd_std_gv(pTHX_ int n)
     return n == 0 ? PL_stdingv : n == 2 ? PL_stderrgv : gv_fetchpvs("main::STDOUT", GV_ADD, SVt_PVIO);
 }
 
+/* Perl's handle F after dup2 put another file on its descriptor: what it
+ * kept of the old file (buffered input, end of file) forgotten, its
+ * position read from the new one (REWIND: set to 0 first). Where F is
+ * perl's usual :unix:perlio with nothing left to write, this is done in
+ * place with one lseek, where PerlIO_seek takes two (it seeks, then asks
+ * where it is): 12 system calls a run became 6. */
+static void
+kd_std_sync(pTHX_ PerlIO *f, int rewind)
+{
+    PerlIOl *top = f ? *f : NULL;
+    PerlIOl *below = top ? top->next : NULL;
+    if (top && below && top->tab == PERLIO_FUNCS_CAST(&PerlIO_perlio) && below->tab == PERLIO_FUNCS_CAST(&PerlIO_unix)
+        && !(top->flags & PERLIO_F_WRBUF)) {
+        PerlIOBuf *b = PerlIOSelf(f, PerlIOBuf);
+        off_t pos = lseek(PerlIO_fileno(f), 0, rewind ? SEEK_SET : SEEK_CUR);
+        if (b->buf)
+            b->ptr = b->end = b->buf;
+        top->flags &= ~(PERLIO_F_RDBUF | PERLIO_F_EOF);
+        below->flags &= ~PERLIO_F_EOF;
+        /* (a pipe has no position: left as it was, as PerlIO_seek leaves it) */
+        if (pos >= 0)
+            b->posn = pos;
+        return;
+    }
+    (void)PerlIO_seek(f, 0, rewind ? SEEK_SET : SEEK_CUR);
+}
+
 /* Points 0, 1 and 2 at FDS and makes perl's handles on them fit: STDIN's
  * buffered input, of another file, dropped; the position STDOUT and
  * STDERR keep read again (tell(STDOUT), which CGI::Carp asks, must be
@@ -420,12 +448,12 @@ kd_point_std(pTHX_ const int *fds, int reset_layers)
             continue;
         }
         if (n == 0) {
-            (void)PerlIO_seek(f, 0, SEEK_SET);
+            kd_std_sync(aTHX_ f, 1);
             /* (as perl's seek: $. and the "<FH> line N" of warnings are
              * STDIN's, not those of the file the worker read last) */
             PL_last_in_gv = gv;
         } else {
-            (void)PerlIO_seek(out, 0, SEEK_CUR);
+            kd_std_sync(aTHX_ out, 0);
         }
         if (reset_layers) {
             (void)PerlIO_binmode(aTHX_ f, IoTYPE(io), O_BINARY, NULL);
@@ -716,7 +744,7 @@ kd_world_enter(pTHX_ int in_fd, int out_fd, int err_fd, HV *env, HV *fixed, cons
                 world.signals[i] = newSV(0);
             if (now)
                 sv_setsv(world.signals[i], now);
-            else
+            else if (SvOK(world.signals[i]))    /* (most have none, run after run) */
                 sv_set_undef(world.signals[i]);
         }
         world.umask = PerlLIO_umask(0);
@@ -742,6 +770,25 @@ kd_world_enter(pTHX_ int in_fd, int out_fd, int err_fd, HV *env, HV *fixed, cons
     kd_locale_enter(aTHX_ GvHV(PL_envgv));
     (void)chdir(dir);    /* (as perl's chdir in the script's place: no error) */
     return closed;
+}
+
+/* Back to the worker's directory CWD (its getcwd when it started): by a
+ * descriptor opened on it once, fchdir costs a fifth of a chdir, which
+ * walks the path each time. */
+static void
+kd_chdir_worker(const char *cwd)
+{
+    static int fd = -1;
+    static char *path;
+    if (!path || strNE(path, cwd)) {
+        if (fd >= 0)
+            close(fd);
+        free(path);
+        path = strdup(cwd);
+        fd = open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    }
+    if (fd < 0 || fchdir(fd) != 0)
+        (void)chdir(cwd);
 }
 
 /* Leaves the run's world; pushes on the stack the bits of the standard
@@ -770,7 +817,7 @@ kd_world_leave(pTHX_ const char *cwd)
         SvREFCNT_dec(world.selected);
         world.selected = NULL;
     }
-    (void)chdir(cwd);
+    kd_chdir_worker(cwd);
     (void)PerlLIO_umask(world.umask);
     mXPUSHi(closed);
     for (i = 1; i < SIG_SIZE + 2; i++) {

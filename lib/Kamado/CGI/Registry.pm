@@ -173,8 +173,8 @@ sub response {
 # respond(ARGS, ENV): the same, with the arguments but env in a hash that
 # Kamado::CGI keeps for each script's URL (not a new one every request)
 sub respond {
-    my ($class, $a, $env) = @_;
-    my $script = $a->{script};
+    my ($class, $args, $env) = @_;
+    my $script = $args->{script};
     my $file = $script->{filename};
     my $s = $compiled{$file};
     # (the script and every library it loaded as they were compiled)
@@ -188,7 +188,7 @@ sub respond {
         my $src = $source{$file} && $source{$file}{key} eq $key ? $source{$file} : eval {
             $source{$file} = { Kamado::CGI::Source->read($file)->%*, key => $key };
         } or do {
-            $a->{log}->("$file: $@");
+            $args->{log}->("$file: $@");
             return _error(500);
         };
         # what only a process of its own gives: a #! switch such as -T
@@ -198,7 +198,7 @@ sub respond {
         my %switch = map { $_ => 1 } map { split //, substr $_, 1 } $src->{switches}->@*;
         $s = { file => $file, dir => $script->{dir}, key => $key, libs => {}, packages => {},
                fork => $fork, source => $src, warnings => $switch{w} ? 1 : 0, line_ends => $switch{l} ? "\n" : undef };
-        if ($fork || $a->{mode} eq 'registry') {
+        if ($fork || $args->{mode} eq 'registry') {
             if (keys %compiled >= $MAX_COMPILED) {
                 my ($oldest) = sort { $compiled{$a}{used} <=> $compiled{$b}{used} } keys %compiled;
                 delete $source{$oldest};
@@ -208,8 +208,8 @@ sub respond {
         }
     }
     $s->{used} = ++$USE;
-    return Kamado::CGI::Fork->response(%$a, env => $env,
-        cgi_env => $a->{cgi_env} // Kamado::CGI::Env::request($env, $a->{fixed}))
+    return Kamado::CGI::Fork->response(%$args, env => $env,
+        cgi_env => $args->{cgi_env} // Kamado::CGI::Env::request($env, $args->{fixed}))
         if $s->{fork};
     # the request's body (or nothing), and the worker's files for the
     # output and the errors
@@ -219,16 +219,16 @@ sub respond {
     my $err_start = output_begin(fileno $keep->{out}, fileno $keep->{err}, MAX_KEPT);
     local $timed_out = 0;
     # compiled (if it is not yet) and run in one stay in the script's world
-    _within($s, $keep, $in, $env, $a->{fixed}, $a->{timeout});
+    _within($s, $keep, $in, $env, $args->{fixed}, $args->{timeout});
     my $compiled = $s->{code} ? 1 : 0;
     my $exited = delete $s->{exited_compiling};
     # (what the script wrote to STDERR, perl's errors and warnings among it)
     if (length(my $errors = read_from(fileno $keep->{err}, $err_start))) {
-        $a->{log}->("$file: $_") for split /\n/, $errors;
+        $args->{log}->("$file: $_") for split /\n/, $errors;
     }
-    $a->{log}->("$file: could not be compiled (its errors are above)") unless $compiled || $exited;
-    _discard($s) if !$compiled || $a->{mode} eq 'perlrun';
-    return $compiled || $exited ? _response($keep->{out}, $a, $env) : _error(500);
+    $args->{log}->("$file: could not be compiled (its errors are above)") unless $compiled || $exited;
+    _discard($s) if !$compiled || $args->{mode} eq 'perlrun';
+    return $compiled || $exited ? _response($keep->{out}, $args, $env) : _error(500);
 }
 
 sub _discard {
@@ -589,23 +589,23 @@ sub _on_usr2 {
 
 
 sub _response {
-    my ($out, $a, $env) = @_;
+    my ($out, $args, $env) = @_;
     my $bytes = read_output(fileno $out);
     # (the whole output is here: parsed at once, a parser kept only for
     # an nph- script's status line or a head that did not end)
-    my $head = $a->{script}{nph} ? undef : Kamado::CGI::Output::_parse($bytes);
+    my $head = $args->{script}{nph} ? undef : Kamado::CGI::Output::_parse($bytes);
     if (!$head) {
         my $parser = Kamado::CGI::Output->new;
-        $head = $a->{script}{nph} ? Kamado::CGI::Exec::_nph($bytes, $parser) : $parser->feed($bytes);
+        $head = $args->{script}{nph} ? Kamado::CGI::Exec::_nph($bytes, $parser) : $parser->feed($bytes);
         # stopped before its head was complete: Apache's answer to a timeout
         return [504, ['Content-Type' => 'text/plain'], ["Gateway Timeout\n"]] if !$head && $timed_out;
         $head //= $parser->finish;
     }
     if ($head->{error}) {
-        $a->{log}->("$a->{script}{filename}: $head->{error}");
+        $args->{log}->("$args->{script}{filename}: $head->{error}");
         return _error(500);
     }
-    return $a->{redirect}->($env, $head->{redirect}) if defined $head->{redirect};
+    return $args->{redirect}->($env, $head->{redirect}) if defined $head->{redirect};
     return [$head->{status}, $head->{headers}, [$head->{rest}]];
 }
 
