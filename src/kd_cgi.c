@@ -392,7 +392,13 @@ static struct {
 static GV *
 kd_std_gv(pTHX_ int n)
 {
-    return n == 0 ? PL_stdingv : n == 2 ? PL_stderrgv : gv_fetchpvs("main::STDOUT", GV_ADD, SVt_PVIO);
+    SV **svp;
+    if (n != 1)
+        return n == 0 ? PL_stdingv : PL_stderrgv;
+    /* (straight from main::'s stash: gv_fetchpv parses the name first,
+     * four times a run) */
+    svp = hv_fetchs(PL_defstash, "STDOUT", 0);
+    return svp && isGV_with_GP(*svp) ? (GV *)*svp : gv_fetchpvs("main::STDOUT", GV_ADD, SVt_PVIO);
 }
 
 /* Perl's handle F after dup2 put another file on its descriptor: what it
