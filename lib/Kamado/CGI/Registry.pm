@@ -154,6 +154,8 @@ our $MAX_COMPILED = 200;
 my %source;      # script path -> its Kamado::CGI::Source, with the stat key
 my %main_names;  # script path -> { name => 1 }: what it calls main::name
 my %stashes;     # script path -> { name => 1 }: main::'s names before it first compiled
+my %inc_before;  # %INC's names before a script compiles (_compile)
+my %package_of;  # script path -> the package it is compiled into
 # CGI::Carp's settings as a process that just loaded it has them
 my %CARP = (WRAP => 0, WARN => 0, CUSTOM_MSG => undef, DIE_HANDLER => undef, TO_BROWSER => 1,
             NO_TIMESTAMP => 0, FULL_PATH => 0, PROGNAME => undef);
@@ -239,7 +241,7 @@ sub _discard {
         Kamado::CGI::Require->forget($package);
     }
     # its private modules load again with it
-    delete @INC{ grep { defined $INC{$_} && $s->{libs}{ $INC{$_} } } keys %INC };
+    delete @INC{ grep { defined $INC{$_} && $s->{libs}{ $INC{$_} } } keys %INC } if $s->{libs}->%*;
     # (the packages it made: compiled again, its subs are new, not redefined)
     Symbol::delete_package($_) for $s->{stashes} ? _own_packages($s) : $s->{package};
     delete $s->{code};
@@ -335,8 +337,11 @@ sub _reopen_std {
 sub _compile {
     my ($s) = @_;
     my $src = $s->{source};
-    (my $package = $s->{file}) =~ s/([^A-Za-z0-9_])/sprintf '_%02x', ord $1/ge;
-    $s->{package} = "Kamado::CGI::ROOT::$package";
+    # (the file's name made a package name once: perlrun compiles per request)
+    $s->{package} = $package_of{ $s->{file} } //= do {
+        (my $package = $s->{file}) =~ s/([^A-Za-z0-9_])/sprintf '_%02x', ord $1/ge;
+        "Kamado::CGI::ROOT::$package";
+    };
     my $signals = signal_state();
     my $end = _end_blocks()->@*;
     local @CGI::SAVED_SYMBOLS = ();
@@ -349,8 +354,11 @@ sub _compile {
     my %carp = map { $_ => ${"CGI::Carp::$_"} } defined &CGI::Carp::die ? keys %CARP : ();
     ${"CGI::Carp::$_"} = $CARP{$_} for keys %carp;
     local %Kamado::CGI::Require::REQUIRED = ();
+    # (%INC's names before, kept from compile to compile and made again
+    # only when their count changed: a copy of %INC per compile was a
+    # tenth of a perlrun request)
+    %inc_before = map { $_ => 1 } keys %INC if keys %INC != keys %inc_before;
     my $modules = keys %INC;
-    my %inc = %INC;
     # (the worker's own names, taken once per script: perlrun compiles it
     # again in a main that has not changed)
     $s->{stashes} = $stashes{ $s->{file} } //= { map { $_ => 1 } keys %main:: };
@@ -387,7 +395,7 @@ sub _compile {
     }
     $s->{required} = {%Kamado::CGI::Require::REQUIRED};
     # modules of its own (use lib 'lib'): reloaded when they change
-    for my $name (keys %INC == $modules ? () : grep { !exists $inc{$_} && defined $INC{$_} && /\.pm\z/ } keys %INC) {
+    for my $name (keys %INC == $modules ? () : grep { !$inc_before{$_} && defined $INC{$_} && /\.pm\z/ } keys %INC) {
         my $path = $INC{$name};
         next if grep { index($path, "$_/") == 0 } @WORKER_INC;
         $s->{libs}{$path} = Kamado::CGI::Source::file_key($path);
@@ -425,8 +433,14 @@ sub _compile {
     # (perl made them while compiling it; a compile again finds them made:
     # the names are kept per script)
     my $names = $main_names{ $s->{file} } //= {};
-    $names->{$_} = 1 for grep { /\A[A-Za-z_]\w*\z/ && !$s->{stashes}{$_} } keys %main::;
-    $s->{main_names} = [keys %$names];
+    # (looked for again only when main:: has more or fewer names than
+    # the last time: perlrun compiles the script for every request, and
+    # the names it makes are there from its first compile on)
+    if (($names->{''} // -1) != keys %main::) {
+        $names->{$_} = 1 for grep { /\A[A-Za-z_]\w*\z/ && !$s->{stashes}{$_} } keys %main::;
+        $names->{''} = keys %main::;
+    }
+    $s->{main_names} = [grep { length } keys %$names];
     my $own = $s->{package};
     $s->{autoload} = sub {
         # (perl sets $AUTOLOAD in the package the sub was compiled in: this one)
