@@ -368,13 +368,16 @@ sub _compile {
     my $format = *main::STDOUT{FORMAT};
     # a script's `package main;` means its own main, as a script without
     # one has: other scripts' main is not its
-    (my $source = $src->{code}) =~ s/^(\s*package\s+)main(\s*;)/$1$s->{package}$2/mg;
+    # (made once per version of the file: perlrun compiles it per request)
+    my $wrapped = $src->{wrapped} //= do {
+        (my $source = $src->{code}) =~ s/^(\s*package\s+)main(\s*;)/$1$s->{package}$2/mg;
+        Kamado::CGI::Require::as_sub($s->{package}, '__kamado_cgi_script', $s->{file}, $source);
+    };
     my @warnings;
     undef $exit_code;
     my $code = do {
         local $SIG{__WARN__} = sub { push @warnings, $_[0] };
-        Kamado::CGI::Require::compile_source(
-            Kamado::CGI::Require::as_sub($s->{package}, '__kamado_cgi_script', $s->{file}, $source));
+        Kamado::CGI::Require::compile_source($wrapped);
     };
     my $endav = _end_blocks();
     my $new = @$endav - $end;
@@ -417,7 +420,7 @@ sub _compile {
         print STDERR @warnings, $@;
         return;
     }
-    my @packages = ($s->{package}, $src->{code} =~ /^\s*package\s+([\w:]+)\s*;/mg);
+    my @packages = ($s->{package}, ($src->{packages} //= [$src->{code} =~ /^\s*package\s+([\w:]+)\s*;/mg])->@*);
     $s->{packages}{$_} = 1 for @packages;
     $s->{subs} = [Kamado::CGI::Require::named_subs($code, @packages)];
     # -w's "will not stay shared" for a file-scoped variable is the
