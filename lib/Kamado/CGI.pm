@@ -25,8 +25,8 @@ our @MODES = qw(fork exec registry perlrun);
 # requests whose mapping to a script is kept (past it, all are forgotten)
 use constant MAX_CACHED => 1000;
 my %IN_PROCESS = (registry => 1, perlrun => 1);
-my %RUNNER = (exec => 'Kamado::CGI::Exec', fork => 'Kamado::CGI::Fork',
-    registry => 'Kamado::CGI::Registry', perlrun => 'Kamado::CGI::Registry');
+# (the in-process modes: Kamado::CGI::Registry->respond)
+my %RUNNER = (exec => 'Kamado::CGI::Exec', fork => 'Kamado::CGI::Fork');
 
 sub new {
     my ($class, %args) = @_;
@@ -200,7 +200,9 @@ sub _run {
         return [500, ['Content-Type' => 'text/plain'], ["Internal Server Error\n"]];
     }
     my $mode = $entry->{mode};
-    # (the in-process modes' arguments but the env, kept with the mapping)
+    # (the in-process modes' arguments but the env, kept with the mapping;
+    # they put the CGI variables in %ENV straight from the script's fixed
+    # part and the PSGI env, no hash between)
     return Kamado::CGI::Registry->respond($entry->{args} //= {
         mode => $mode, script => $entry->{script}, fixed => $entry->{cgi_env}, log => $self->{log},
         timeout => $self->{timeout}, redirect => $self->_redirect }, $env) if $IN_PROCESS{$mode};
@@ -208,8 +210,6 @@ sub _run {
         mode     => $mode,
         env      => $env,
         script   => $entry->{script},
-        # the CGI variables: the in-process modes put them in %ENV straight
-        # from the script's fixed part and the PSGI env (no hash between)
         fixed    => $entry->{cgi_env},
         cgi_env  => Kamado::CGI::Env::request($env, $entry->{cgi_env}),
         log      => $self->{log},

@@ -153,6 +153,7 @@ my $USE = 0;     # a clock for least recently used
 our $MAX_COMPILED = 200;
 my %source;      # script path -> its Kamado::CGI::Source, with the stat key
 my %main_names;  # script path -> { name => 1 }: what it calls main::name
+my %main_count;  # script path -> how many names main:: had when they were looked for
 my %stashes;     # script path -> { name => 1 }: main::'s names before it first compiled
 my %inc_before;  # %INC's names before a script compiles (_compile)
 my %package_of;  # script path -> the package it is compiled into
@@ -163,17 +164,12 @@ my @WORKER_INC = grep { !ref } @INC;
 # the worker's own DATA (script/kamado's POD) is not the scripts' main::DATA
 close main::DATA if defined fileno main::DATA;
 
-# response(mode => registry or perlrun, env => psgi env, script => {filename,
-# key, dir, nph}, fixed => the script's fixed CGI variables
-# (Kamado::CGI::Env::fixed), log => sub, timeout => --cgi-timeout,
-# redirect => sub (env, path) -> PSGI response) -> a PSGI response
-sub response {
-    my ($class, %a) = @_;
-    return $class->respond(\%a, $a{env});
-}
-
-# respond(ARGS, ENV): the same, with the arguments but env in a hash that
-# Kamado::CGI keeps for each script's URL (not a new one every request)
+# respond(ARGS, ENV) -> a PSGI response for the psgi env ENV. ARGS, kept
+# by Kamado::CGI for each script's URL (not a hash made every request):
+# { mode => registry or perlrun, script => {filename, key, dir, nph},
+# fixed => the script's fixed CGI variables (Kamado::CGI::Env::fixed),
+# log => sub, timeout => --cgi-timeout, redirect => sub (env, path) ->
+# PSGI response }
 sub respond {
     my ($class, $args, $env) = @_;
     my $script = $args->{script};
@@ -439,11 +435,11 @@ sub _compile {
     # (looked for again only when main:: has more or fewer names than
     # the last time: perlrun compiles the script for every request, and
     # the names it makes are there from its first compile on)
-    if (($names->{''} // -1) != keys %main::) {
+    if (($main_count{ $s->{file} } // -1) != keys %main::) {
         $names->{$_} = 1 for grep { /\A[A-Za-z_]\w*\z/ && !$s->{stashes}{$_} } keys %main::;
-        $names->{''} = keys %main::;
+        $main_count{ $s->{file} } = keys %main::;
     }
-    $s->{main_names} = [grep { length } keys %$names];
+    $s->{main_names} = [keys %$names];
     my $own = $s->{package};
     $s->{autoload} = sub {
         # (perl sets $AUTOLOAD in the package the sub was compiled in: this one)
