@@ -34,7 +34,7 @@ for my $case (@cases) {
 
 for my $bad (
     [[qw(--no-such-option)],      qr/^kamado: Unknown option: no-such-option \(see kamado --help\)$/],
-    [[qw(--workers many)],        qr/^kamado: Value "many" invalid for option workers/],
+    [[qw(--workers many)],        qr/^kamado: --workers must be an integer from 0 to 4096, not 'many'$/],
     [[qw(a.psgi b.psgi)],         qr/^kamado: more than one app given: a.psgi b.psgi$/],
     [[qw(--work 3)],              qr/Unknown option: work/],    # no abbreviations
 ) {
@@ -42,6 +42,35 @@ for my $bad (
     eval { Kamado::Options->parse_argv(@$argv) };
     like $@, $re, "error for @$argv";
     unlike $@, qr/\n./, 'one line';
+}
+
+# every numeric option has a range, enforced the same way from the command
+# line and from plackup's handler arguments
+for my $row (@Kamado::Options::TABLE) {
+    my $name = (split /\|/, $row->[0])[0];
+    if ($row->[1] !~ /^=[if]\z/) {
+        ok !defined $row->[4], "--$name is not numeric: no range";
+        next;
+    }
+    my ($min, $max) = ($row->[4] // [])->@*;
+    ok defined $min && defined $max && $min <= $max, "--$name has a range" or next;
+    my $key = Kamado::Options::key_of($row->[0]);
+    my $range = qr/^kamado: --\Q$name\E must be an? (?:integer|number) from \Q$min\E to \Q$max\E, not '[^']*'$/;
+    my @bad = ($min - 1, $max + 1, 'x', '');
+    push @bad, $row->[1] eq '=i' ? ('1.5', ($max < 2147483648 ? '2147483648' : ())) : ('1e308', '-1e308', 'inf', 'nan', ($min > 0 ? '1e-400' : ()));
+    for my $value (@bad) {
+        for my $via ([parse_argv => sub { Kamado::Options->parse_argv("--$name", $value) }],
+                     [from_handler_args => sub { Kamado::Options->from_handler_args($key => $value) }]) {
+            eval { $via->[1]->() };
+            like $@, $range, "$via->[0]: --$name '$value' is refused naming the range";
+        }
+    }
+    for my $value ($min, $max) {
+        is eval { Kamado::Options->parse_argv("--$name", $value) }->{$key}, $value, "--$name $value (an end of the range) is taken"
+            or diag $@;
+        is eval { Kamado::Options->from_handler_args($key => $value) }->{$key}, $value, "plackup: $key $value is taken"
+            or diag $@;
+    }
 }
 
 is_deeply(Kamado::Options->from_handler_args(max_workers => 2, 'keepalive-timeout' => 3, port => 80, host => 'h', foo => 1),
@@ -71,5 +100,9 @@ my $pod = do { local $/; <$fh> };
 for my $name (Kamado::Options::names()) {
     my $flag = length $name == 1 ? "-$name" : "--$name";
     like $pod, qr/^=item B<\Q$flag\E>/m, "the POD documents $flag";
+}
+for my $row (grep { $_->[4] } @Kamado::Options::TABLE) {
+    my $name = (split /\|/, $row->[0])[0];
+    like $pod, qr/^=item B<--\Q$name\E>[^\n]* \(\Q$row->[4][0]\E to \Q$row->[4][1]\E\)$/m, "the POD gives the range of --$name";
 }
 done_testing;

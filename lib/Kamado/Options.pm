@@ -8,37 +8,44 @@ use Getopt::Long ();
 # The one table of command-line options: it drives parsing (kamado and
 # plackup -s Kamado), the defaults, and t/options.t checks that the POD of
 # script/kamado documents every row.
-#   [ names (first is canonical), Getopt::Long type, default, what it sets ]
+#   [ names (first is canonical), Getopt::Long type, default, what it sets,
+#     range ]
+# range, [min, max] inclusive, is required for numeric rows (=i, =f) and
+# absent for others: parse_argv and from_handler_args refuse a value
+# outside it (one line naming the option and the range) before anything
+# is bound, and script/kamado's POD shows it on the option's =item line as
+# "(MIN to MAX)". Maxima are what the C side holds (int counts, timeouts
+# that become int milliseconds for poll) and what a machine can run.
 our @TABLE = (
     ['listen|l',               '=s@', undef,  'address to listen on (repeatable)'],
     ['host|o',                 '=s',  undef,  'host for --port (plackup compatible)'],
-    ['port|p',                 '=i',  undef,  'port (plackup compatible)'],
-    ['workers',                '=i',  4,      'number of worker processes (a fixed pool); 0 serves in the master'],
-    ['min-workers',            '=i',  undef,  'autoscaling: workers kept when idle, and started with (default 1)'],
-    ['max-workers',            '=i',  undef,  'autoscaling: the most workers run when all are busy'],
-    ['max-worker-idle',        '=f',  10,     'autoscaling: seconds a spare worker stays idle before it is retired'],
+    ['port|p',                 '=i',  undef,  'port (plackup compatible)', [0, 65535]],
+    ['workers',                '=i',  4,      'number of worker processes (a fixed pool); 0 serves in the master', [0, 4096]],
+    ['min-workers',            '=i',  undef,  'autoscaling: workers kept when idle, and started with (default 1)', [1, 4096]],
+    ['max-workers',            '=i',  undef,  'autoscaling: the most workers run when all are busy', [1, 4096]],
+    ['max-worker-idle',        '=f',  10,     'autoscaling: seconds a spare worker stays idle before it is retired', [0, 86400]],
     ['scoreboard',             '=s',  undef,  'file the scoreboard of worker states is kept in, for outside tools'],
     ['pool',                   '=s@', undef,  'NAME:PATH_PREFIX[,workers=N][,timeout=S]: workers of their own for a path prefix (repeatable)'],
-    ['max-reqs-per-child',     '=i',  0,      'requests a worker serves before it is replaced; 0 never'],
-    ['graceful-timeout',       '=f',  25,     'seconds TERM waits for busy workers before killing them; 0 waits for ever'],
-    ['max-worker-age',         '=f',  0,      'seconds a worker serves before it is replaced; 0 never'],
-    ['max-rss',                '=i',  0,      'MB of resident memory after which a worker is replaced; 0 never'],
-    ['request-timeout',        '=f',  0,      'seconds an app may take before 504 (the worker is killed 2 s later); 0 none'],
-    ['keepalive-timeout',      '=f',  75,     'seconds an idle keep-alive connection is kept'],
-    ['max-keepalive-reqs',     '=i',  10000,  'requests served on one connection'],
-    ['header-timeout',         '=f',  30,     'seconds for a whole request head to arrive'],
-    ['read-timeout',           '=f',  30,     'seconds to wait for more of a request body'],
-    ['write-timeout',          '=f',  30,     'seconds to wait for a client that does not read'],
-    ['min-body-rate',          '=f',  500,    'bytes per second a request body must average'],
-    ['write-buffer',           '=i',  1048576,'response bytes per connection the event loop sends for a slow reader'],
-    ['max-connections',        '=i',  1000,   'open connections per worker'],
-    ['max-request-body',       '=i',  1073741824, 'largest request body in bytes (413 above it); 0 no limit'],
-    ['spool-threshold',        '=i',  1048576,'request bodies larger than this reach the app as a temporary file'],
+    ['max-reqs-per-child',     '=i',  0,      'requests a worker serves before it is replaced; 0 never', [0, 2147483647]],
+    ['graceful-timeout',       '=f',  25,     'seconds TERM waits for busy workers before killing them; 0 waits for ever', [0, 86400]],
+    ['max-worker-age',         '=f',  0,      'seconds a worker serves before it is replaced; 0 never', [0, 31536000]],
+    ['max-rss',                '=i',  0,      'MB of resident memory after which a worker is replaced; 0 never', [0, 1048576]],
+    ['request-timeout',        '=f',  0,      'seconds an app may take before 504 (the worker is killed 2 s later); 0 none', [0, 86400]],
+    ['keepalive-timeout',      '=f',  75,     'seconds an idle keep-alive connection is kept', [0, 86400]],
+    ['max-keepalive-reqs',     '=i',  10000,  'requests served on one connection', [1, 2147483647]],
+    ['header-timeout',         '=f',  30,     'seconds for a whole request head to arrive', [0.001, 86400]],
+    ['read-timeout',           '=f',  30,     'seconds to wait for more of a request body', [0.001, 86400]],
+    ['write-timeout',          '=f',  30,     'seconds to wait for a client that does not read', [0.001, 86400]],
+    ['min-body-rate',          '=f',  500,    'bytes per second a request body must average', [0, 1073741824]],
+    ['write-buffer',           '=i',  1048576,'response bytes per connection the event loop sends for a slow reader', [0, 1073741824]],
+    ['max-connections',        '=i',  1000,   'open connections per worker', [1, 1048576]],
+    ['max-request-body',       '=i',  1073741824, 'largest request body in bytes (413 above it); 0 no limit', [0, 9007199254740992]],
+    ['spool-threshold',        '=i',  1048576,'request bodies larger than this reach the app as a temporary file', [0, 1073741824]],
     ['error-log',              '=s',  undef,  'file the log (and every process\'s STDERR) is appended to; USR1 reopens it'],
     ['preload',                '!',   1,      'load the app in the master before forking'],
     ['cgi-bin',                '=s@', undef,  'DIR (at /cgi-bin) or /PREFIX=DIR: a directory of CGI scripts (repeatable)'],
     ['cgi-env',                '=s@', undef,  'NAME (passed from the server\'s environment) or NAME=VALUE: added to every CGI script\'s environment'],
-    ['cgi-timeout',            '=f',  300,    'seconds a CGI script may go without output before it is stopped (504); in the registry and perlrun modes, the whole run'],
+    ['cgi-timeout',            '=f',  300,    'seconds a CGI script may go without output before it is stopped (504); in the registry and perlrun modes, the whole run', [0, 86400]],
     ['cgi-ext',                '=s',  'cgi,pl', 'comma list of the file extensions that are CGI scripts (other files are served as they are)'],
     ['cgi-mode',               '=s',  'fork', 'how CGI scripts run: fork (compiled once, a fork per request), exec (a new perl per request, as mod_cgi), registry (compiled once, run in the worker) or perlrun (compiled per request, in the worker); .kamado-cgi files override it per directory or script'],
     ['app|a',                  '=s',  undef,  'the PSGI file (or give it as the last argument)'],
@@ -71,19 +78,40 @@ sub parse_argv {
     $parser->getoptions(@specs) or do {
         my $msg = $errors[0] // "invalid options\n";
         chomp $msg;
+        # a value Getopt::Long refuses as a number gets the range message
+        if (my ($value, $name) = $msg =~ /\AValue "(.*)" invalid for option ([a-z-]+)/s) {
+            my ($row) = grep { (split /\|/, $_->[0])[0] eq $name && $_->[4] } @TABLE;
+            _out_of_range($row, $value) if $row;
+        }
         die "kamado: $msg (see kamado --help)\n";
     };
     delete @opt{ grep { !defined $opt{$_} } keys %opt };
-    for my $row (grep { $_->[1] =~ /^=[if]$/ } @TABLE) {
-        my $key = key_of($row->[0]);
-        my $name = (split /\|/, $row->[0])[0];
-        die "kamado: --$name must be 0 or more, not $opt{$key}\n" if defined $opt{$key} && $opt{$key} < 0;
-    }
+    check_ranges(\%opt);
     if (@ARGV) {
         die "kamado: more than one app given: @ARGV\n" if @ARGV > 1 || defined $opt{app};
         $opt{app} = $ARGV[0];
     }
     return _check_pools({ defaults()->%*, %opt });
+}
+
+# Dies with one line if a numeric option is not a number of its type or
+# lies outside its row's range (non-finite values are outside every range).
+sub check_ranges {
+    my ($opt) = @_;
+    for my $row (grep { $_->[1] =~ /^=[if]\z/ } @TABLE) {
+        my $value = $opt->{ key_of($row->[0]) } // next;
+        my ($min, $max) = $row->[4]->@*;
+        my $number = $row->[1] eq '=i' ? qr/\A[-+]?[0-9]+\z/ : qr/\A[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\z/;
+        _out_of_range($row, $value) if ref $value || $value !~ $number || $value < $min || $value > $max;
+    }
+    return $opt;
+}
+
+sub _out_of_range {
+    my ($row, $value) = @_;
+    my $name = (split /\|/, $row->[0])[0];
+    die "kamado: --$name must be " . ($row->[1] eq '=i' ? 'an integer' : 'a number')
+        . " from $row->[4][0] to $row->[4][1], not '$value'\n";
 }
 
 # --pool values, strings, become [{name, prefix, workers, timeout}]; dies
@@ -136,6 +164,7 @@ sub from_handler_args {
         $opt{$key} = $args{$k};
     }
     $opt{listen} = [$opt{listen}] if defined $opt{listen} && !ref $opt{listen};
+    check_ranges(\%opt);
     return _check_pools({ defaults()->%*, %opt });
 }
 

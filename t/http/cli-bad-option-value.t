@@ -23,7 +23,7 @@ for my $case (
     [['--port', '80x'], qr/\bport\b/],
     [['--workers', '-1', '--listen', '127.0.0.1:0'], qr/\bworkers\b/],
     [['--min-workers', '3', '--max-workers', '2', '--listen', '127.0.0.1:0'], qr/--min-workers \(3\) is more than --max-workers \(2\)/],
-    [['--min-workers', '0', '--max-workers', '2', '--listen', '127.0.0.1:0'], qr/--min-workers must be 1 or more/],
+    [['--min-workers', '0', '--max-workers', '2', '--listen', '127.0.0.1:0'], qr/--min-workers must be an integer from 1 to 4096, not '0'/],
     [['--scoreboard', "$dir/no/such/dir/sb", '--listen', '127.0.0.1:0'], qr/scoreboard .*: No such file/],
     [['--pool', 'ai', '--listen', '127.0.0.1:0'], qr/--pool 'ai'/],
     [['--cgi-bin', "$dir/no/such", '--listen', '127.0.0.1:0'], qr{--cgi-bin \S+/no/such: '\S+/no/such' is not a directory}],
