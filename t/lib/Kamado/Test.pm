@@ -64,35 +64,41 @@ sub app_file {
 
 # start_server(app => SOURCE or app_file => PATH, args => [...],
 #              unix => PATH) -> object with ->port, ->pid, ->stop
+# self_bind => 1: no socket is handed over (nor LISTEN_FDS set); the
+# server binds what its args say, and ->port is port => N (see free_port).
 sub start_server {
     my (%opt) = @_;
     # (no_app: the server is given no PSGI file, as with --cgi-bin alone)
     my $file = $opt{no_app} ? undef : $opt{app_file} // app_file($opt{app});
-    my $listen = $opt{unix}
+    my $listen = $opt{self_bind} ? undef : $opt{unix}
         ? IO::Socket::UNIX->new(Local => $opt{unix}, Listen => SOMAXCONN)
         : IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => SOMAXCONN, ReuseAddr => 1);
-    die "Can't listen for the test server: $!" unless $listen;
+    die "Can't listen for the test server: $!" unless $listen || $opt{self_bind};
     my $stderr = File::Temp->new(UNLINK => 1);
     # command => [...] runs another front end (plackup -s Kamado) instead
     my @cmd = ($^X, "-I$ROOT/blib/lib", "-I$ROOT/blib/arch", ($opt{command} // ["$ROOT/script/kamado"])->@*,
         '--workers', $opt{workers} // 1, ($opt{args} // [])->@*, $file // ());
     my $pid = fork // die "Can't fork: $!";
     if ($pid == 0) {
-        # dup2 onto itself keeps close-on-exec set, so clear it explicitly
-        POSIX::dup2(fileno $listen, 3) // POSIX::_exit(111) if fileno $listen != 3;
-        open my $fd3, '+<&=', 3 or POSIX::_exit(111);
-        fcntl $fd3, Fcntl::F_SETFD(), 0 or POSIX::_exit(111);
+        if ($listen) {
+            # dup2 onto itself keeps close-on-exec set, so clear it explicitly
+            POSIX::dup2(fileno $listen, 3) // POSIX::_exit(111) if fileno $listen != 3;
+            open my $fd3, '+<&=', 3 or POSIX::_exit(111);
+            fcntl $fd3, Fcntl::F_SETFD(), 0 or POSIX::_exit(111);
+            $ENV{LISTEN_FDS} = 1;
+            $ENV{LISTEN_PID} = $$;
+        } else {
+            delete @ENV{qw(LISTEN_FDS LISTEN_PID SERVER_STARTER_PORT)};
+        }
         open STDERR, '>&', $stderr or POSIX::_exit(111);
         open STDOUT, '>&', $stderr or POSIX::_exit(111);    # never hold prove's pipe
         # a test that dies must not leave its server behind (kept across exec)
         Kamado::set_parent_death_signal(POSIX::SIGTERM());
-        $ENV{LISTEN_FDS} = 1;
-        $ENV{LISTEN_PID} = $$;
         exec @cmd or POSIX::_exit(111);
     }
     my $self = bless {
         pid => $pid, listen => $listen, stderr => $stderr, unix => $opt{unix},
-        port => $opt{unix} ? undef : $listen->sockport,
+        port => $opt{unix} ? undef : $listen ? $listen->sockport : $opt{port},
     }, __PACKAGE__;
     $self->wait_ready unless $opt{no_wait};
     return $self;

@@ -21,6 +21,7 @@ BEGIN { $ROOT = Cwd::abs_path(File::Spec->catdir(__FILE__ =~ m{^(.*)/[^/]*$} ? $
 
 # run_kamado(@args) -> { status => exit code or -1 if killed, signal,
 #                        stdout, stderr, timed_out }
+# ({ command => [...] }, @args) runs another front end (plackup -s Kamado).
 sub run_kamado {
     my (@args) = @_;
     my %opt = ref $args[0] eq 'HASH' ? %{ shift @args } : ();
@@ -33,7 +34,7 @@ sub run_kamado {
         open STDIN, '<', File::Spec->devnull or POSIX::_exit(111);
         open STDOUT, '>&', $out or POSIX::_exit(111);
         open STDERR, '>&', $err or POSIX::_exit(111);
-        exec($^X, "-I$ROOT/blib/lib", "-I$ROOT/blib/arch", "$ROOT/script/kamado", @args) or POSIX::_exit(111);
+        exec($^X, "-I$ROOT/blib/lib", "-I$ROOT/blib/arch", ($opt{command} // ["$ROOT/script/kamado"])->@*, @args) or POSIX::_exit(111);
     }
     my $deadline = Time::HiRes::time() + ($opt{timeout} // 10);
     my ($status, $timed_out);
