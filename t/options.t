@@ -77,6 +77,17 @@ is_deeply(Kamado::Options->from_handler_args(max_workers => 2, 'keepalive-timeou
     {%$defaults, max_workers => 2, keepalive_timeout => 3, port => 80, host => 'h'},
     'plackup -s Kamado: dashes, unknown keys dropped');
 
+# plackup (Plack::Runner) sends listen with host, port and socket derived
+# from it: listen alone is bound, in Kamado's spelling
+is_deeply(Kamado::Options->from_handler_args(host => undef, port => 5000, listen => [':5000'], socket => undef),
+    {%$defaults, listen => [':5000']}, 'plackup --port: listen only');
+is_deeply(Kamado::Options->from_handler_args(listen => ['::1:80', 'h:81', 'a.sock', '/run/b.sock'], host => '::1', port => 80, socket => 'a.sock'),
+    {%$defaults, listen => ['[::1]:80', 'h:81', 'unix:a.sock', '/run/b.sock']}, "plackup's IPv6 host:port and socket names");
+is_deeply(Kamado::Options->from_handler_args(socket => '/run/s'), {%$defaults, socket => '/run/s'}, 'socket without listen');
+is_deeply(Kamado::Options->from_handler_args(cgi_bin => '/a=x', 'cgi-bin' => '/b=y', cgi_env => ['P', 'Q=1'], workers => 1, workers => 2),
+    {%$defaults, cgi_bin => ['/a=x', '/b=y'], cgi_env => ['P', 'Q=1'], workers => 2},
+    'a repeated pair adds to a repeatable option, replaces another');
+
 # autoscaling bounds: either option turns it on, the other has a default
 require Kamado::Runner;
 for my $case (

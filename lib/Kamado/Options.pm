@@ -152,20 +152,43 @@ sub parse_pool {
     return \%pool;
 }
 
-# Options handed to Plack::Handler::Kamado by plackup: underscores or
-# dashes, plackup's own keys passed through.
+# Options handed to Plack::Handler::Kamado by plackup, as the list of
+# pairs Plack::Loader passes: underscores or dashes; a repeatable option
+# (--cgi-bin, --pool ...) may come more than once, or as an array; other
+# keys (plackup's own) are dropped. plackup always sends listen, built
+# from --listen, or --socket, or --host and --port (":5000" when none is
+# given), with host, port and socket derived from it: when listen is
+# there it is the whole answer, as in Starman, and the derived keys are
+# ignored (binding them too would bind the same address twice).
 sub from_handler_args {
-    my ($class, %args) = @_;
-    my %known = map { (key_of($_->[0]) => 1) } @TABLE;
+    my ($class, @pairs) = @_;
+    my %row = map { (key_of($_->[0]) => $_) } @TABLE;
     my %opt;
-    for my $k (keys %args) {
+    while (my ($k, $v) = splice @pairs, 0, 2) {
         (my $key = $k) =~ tr/-/_/;
-        next if !$known{$key} && $key !~ /^(?:server_ready|socket)$/;
-        $opt{$key} = $args{$k};
+        next if !$row{$key} && $key !~ /^(?:server_ready|socket)$/;
+        if ($row{$key} && $row{$key}[1] =~ /\@\z/) {
+            push $opt{$key}->@*, ref $v eq 'ARRAY' ? @$v : $v;
+        } else {
+            $opt{$key} = $v;
+        }
     }
-    $opt{listen} = [$opt{listen}] if defined $opt{listen} && !ref $opt{listen};
+    if ($opt{listen}) {
+        delete @opt{qw(host port socket)};
+        $opt{listen} = [map { plack_listen($_) } $opt{listen}->@*];
+    }
     check_ranges(\%opt);
     return _check_pools({ defaults()->%*, %opt });
+}
+
+# plackup's spelling of a listen address in Kamado's: plackup joins
+# --host and --port with a colon even for IPv6 ("::1:5000"), and takes
+# anything that does not end in :PORT as a unix socket path ("app.sock").
+sub plack_listen {
+    my ($spec) = @_;
+    return "[$1]:$2" if $spec =~ /\A([0-9a-fA-F]*:[0-9a-fA-F:.]*):([0-9]+)\z/;
+    return $spec if $spec =~ /:[0-9]+\z/ || $spec =~ m{/} || $spec =~ /\Aunix:/;
+    return "unix:$spec";
 }
 
 1;

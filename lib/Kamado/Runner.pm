@@ -48,7 +48,7 @@ sub run_cli {
             unless _is_app($app);
         return $app;
     };
-    my $loader = @cgi ? sub { _with_cgi(\@cgi, $opt, defined $file ? $load_psgi->() : undef) } : $load_psgi;
+    my $loader = @cgi ? sub { with_cgi(\@cgi, $opt, defined $file ? $load_psgi->() : undef) } : $load_psgi;
     return $class->serve($opt, loader => $loader);
 }
 
@@ -72,7 +72,7 @@ sub cgi_mounts {
 }
 
 # The CGI directories mounted beside the PSGI app (at /, when there is one).
-sub _with_cgi {
+sub with_cgi {
     my ($mounts, $opt, $app) = @_;
     return mount(
         (map {
