@@ -101,6 +101,14 @@ for my $case (
     is_deeply([Kamado::Runner->worker_bounds({%$defaults, %$opt})], $want,
         'bounds for ' . join(' ', map { "$_=$opt->{$_}" } sort keys %$opt));
 }
+for my $spec ('ai:/ai/,workers=4097', 'ai:/ai/,workers=0', 'ai:/ai/,timeout=86401', 'ai:/ai/,timeout=1e308') {
+    eval { Kamado::Options->parse_argv('--pool', $spec) };
+    like $@, qr/^kamado: --pool '\Q$spec\E': '[^']+' is not workers=N \(1 to 4096\) or timeout=SECONDS \(0 to 86400\)/,
+        "--pool $spec: out of the ranges of --workers and --request-timeout";
+}
+is_deeply(Kamado::Options->parse_argv('--pool', 'ai:/ai/,workers=4096,timeout=86400')->{pool},
+    [{name => 'ai', prefix => '/ai/', workers => 4096, timeout => 86400}], '--pool at the ends of the ranges');
+
 eval { Kamado::Runner->worker_bounds({%$defaults, min_workers => 3, max_workers => 2}) };
 like $@, qr/^kamado: --min-workers \(3\) is more than --max-workers \(2\)$/, 'min above max';
 eval { Kamado::Runner->worker_bounds({%$defaults, min_workers => 0, max_workers => 2}) };

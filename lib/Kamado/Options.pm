@@ -141,16 +141,20 @@ sub parse_pool {
     my %pool = (name => $name, prefix => $prefix, workers => 1, timeout => undef);
     $bad->('an empty setting after a comma') if $rest =~ /,\z/;
     for my $kv ($rest eq '' ? () : split /,/, substr($rest, 1), -1) {
-        if ($kv =~ /\Aworkers=([1-9][0-9]{0,3})\z/) {
+        # the ranges of --workers and --request-timeout hold here too
+        if ($kv =~ /\Aworkers=([0-9]+)\z/ && $1 >= 1 && $1 <= _max('workers')) {
             $pool{workers} = $1 + 0;
-        } elsif ($kv =~ /\Atimeout=([0-9]+(?:\.[0-9]+)?)\z/) {
+        } elsif ($kv =~ /\Atimeout=([0-9]+(?:\.[0-9]+)?)\z/ && $1 <= _max('request-timeout')) {
             $pool{timeout} = $1 + 0;
         } else {
-            $bad->("'$kv' is not workers=N (1 or more) or timeout=SECONDS");
+            $bad->("'$kv' is not workers=N (1 to " . _max('workers') . ') or timeout=SECONDS (0 to '
+                . _max('request-timeout') . ')');
         }
     }
     return \%pool;
 }
+
+sub _max { my ($name) = @_; (grep { (split /\|/, $_->[0])[0] eq $name } @TABLE)[0][4][1] }
 
 # Options handed to Plack::Handler::Kamado by plackup, as the list of
 # pairs Plack::Loader passes: underscores or dashes; a repeatable option
