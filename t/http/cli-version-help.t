@@ -1,6 +1,7 @@
 # kamado --version (-v) prints the version on one line and exits 0;
 # --help (-h) prints the manual, formatted (not the script's source, also
-# where perldoc is not installed), and exits 0.
+# where perldoc is not installed), numeric options with their ranges, and
+# exits 0.
 use strict;
 use warnings;
 use lib 't/lib';
@@ -19,6 +20,8 @@ for my $arg ('--help', '-h') {
     like $r->{stdout}, qr/^NAME\n\s+kamado - a fast PSGI server$/m, "$arg: the manual's NAME section";
     like $r->{stdout}, qr/^OPTIONS\n/m, "$arg: its OPTIONS";
     like $r->{stdout}, qr/--listen/, "$arg: which list --listen";
+    like $r->{stdout}, qr/^ +--max-connections N \(1 to 1048576\)\n +Connections one worker/m,
+        "$arg: a numeric option's range on its line, its text below";
     unlike $r->{stdout}, qr/^use strict;|^=head1|^=item/m, "$arg: formatted, not the source";
     is $r->{stderr}, '', "$arg: nothing on stderr";
 }
