@@ -73,9 +73,15 @@ for my $row (@Kamado::Options::TABLE) {
     }
 }
 
-is_deeply(Kamado::Options->from_handler_args(max_workers => 2, 'keepalive-timeout' => 3, port => 80, host => 'h', foo => 1),
-    {%$defaults, max_workers => 2, keepalive_timeout => 3, port => 80, host => 'h'},
-    'plackup -s Kamado: dashes, unknown keys dropped');
+{
+    my @warnings;
+    local $SIG{__WARN__} = sub { push @warnings, @_ };
+    is_deeply(Kamado::Options->from_handler_args(max_workers => 2, 'keepalive-timeout' => 3, port => 80, host => 'h', 'wrokers' => 1),
+        {%$defaults, max_workers => 2, keepalive_timeout => 3, port => 80, host => 'h'},
+        'plackup -s Kamado: dashes, unknown keys dropped');
+    is_deeply \@warnings, ["kamado: ignoring 'wrokers', not an option of Kamado (see kamado --help)\n"],
+        'with one line naming each';
+}
 
 # plackup (Plack::Runner) sends listen with host, port and socket derived
 # from it: listen alone is bound, in Kamado's spelling

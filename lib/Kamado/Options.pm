@@ -159,7 +159,7 @@ sub _max { my ($name) = @_; (grep { (split /\|/, $_->[0])[0] eq $name } @TABLE)[
 # Options handed to Plack::Handler::Kamado by plackup, as the list of
 # pairs Plack::Loader passes: underscores or dashes; a repeatable option
 # (--cgi-bin, --pool ...) may come more than once, or as an array; other
-# keys (plackup's own) are dropped. plackup always sends listen, built
+# keys are dropped, with a warning (plackup's -D, a misspelt option). plackup always sends listen, built
 # from --listen, or --socket, or --host and --port (":5000" when none is
 # given), with host, port and socket derived from it: when listen is
 # there it is the whole answer, as in Starman, and the derived keys are
@@ -170,7 +170,11 @@ sub from_handler_args {
     my %opt;
     while (my ($k, $v) = splice @pairs, 0, 2) {
         (my $key = $k) =~ tr/-/_/;
-        next if !$row{$key} && $key !~ /^(?:server_ready|socket)$/;
+        if (!$row{$key} && $key !~ /\A(?:server_ready|socket)\z/) {
+            # a misspelt option must not pass unnoticed
+            warn "kamado: ignoring '$k', not an option of Kamado (see kamado --help)\n";
+            next;
+        }
         if ($row{$key} && $row{$key}[1] =~ /\@\z/) {
             push $opt{$key}->@*, ref $v eq 'ARRAY' ? @$v : $v;
         } else {

@@ -27,5 +27,6 @@ for my $i (0 .. $#conns) {
 }
 like $server->log, qr/accepting connections at \Q127.0.0.1:$ports[0], 127.0.0.1:$ports[1], $dir\/app.sock\E with/,
     'the three listeners, and no other';
+unlike $server->log, qr/ignoring/, "none of plackup's own keys is taken for a misspelt option";
 is $server->stop, 0, 'TERM stops plackup cleanly';
 done_testing;

@@ -17,5 +17,6 @@ my $res = read_response($c);
 is $res && $res->{status}, 200, 'answers on 127.0.0.1';
 is $res && $res->{body}, "port $port", 'SERVER_PORT is the port';
 like $server->log, qr/accepting connections at 0\.0\.0\.0:$port with/, 'one listener, every interface';
+unlike $server->log, qr/ignoring/, "none of plackup's own keys is taken for a misspelt option";
 is $server->stop, 0, 'TERM stops plackup cleanly';
 done_testing;
