@@ -8,7 +8,7 @@ use warnings;
 # the script reads from DATA) and the package DATA belongs to, and the
 # switches of its #! line. A wrapper sub cannot simply enclose the whole
 # file: perl stops reading at __END__, __DATA__, ^D or ^Z, and would not
-# see the wrapper's closing brace (CGI-HAZARDS D8), so the code is cut at
+# see the wrapper's closing brace (doc/CGI-HAZARDS.md D8), so the code is cut at
 # the marker. The marker is found line by line, skipping POD and
 # here-documents, where such a line is only text.
 
