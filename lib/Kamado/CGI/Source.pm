@@ -24,9 +24,11 @@ sub read {
 }
 
 # (whether perl runs it, the switches of its #! line) of a script's first
-# line: no #! line, or an interpreter whose name has "perl" in it, is perl
+# line: no #! line, or an interpreter whose name has "perl" in it, is perl;
+# a program (ELF) is not
 sub shebang {
     my ($first) = @_;
+    return 0 if $first =~ /\A\x7fELF/;
     my ($interpreter) = $first =~ /^#!\s*(\S+)/;
     return 0 if defined $interpreter && $interpreter !~ /perl/;
     return (1, $first =~ /^#!\s*\S*perl\S*\s+(-\S.*?)\s*$/ ? split(' ', $1) : ());
