@@ -72,6 +72,8 @@ sub to_app {
 # unchanged. Else the path is mapped again.
 sub call {
     my ($self, $env) = @_;
+    # an encoded slash never names a file (Apache's AllowEncodedSlashes Off)
+    return _error(404) if index($env->{REQUEST_URI} // '', '%') >= 0 && $env->{REQUEST_URI} =~ m{\A[^?]*%2[fF]};
     my $hit = $self->{cache}{ ($env->{SCRIPT_NAME} // '') . "\0" . ($env->{PATH_INFO} // '') }
         // return $self->_map_request($env);
     return $self->_map_request($env)
@@ -178,9 +180,12 @@ sub _redirect {
 # Location: /local/path from a script: Apache serves that path instead,
 # as a GET without a body. Inside this directory it is served here; a
 # path elsewhere on the site becomes a 302 (this app does not see the
-# rest of the site).
+# rest of the site) to that path. Apache takes //host/x as the path
+# /host/x (ap_parse_uri drops the extra slashes): never another site,
+# and neither is /\host/x, which browsers read as //host/x.
 sub _internal_redirect {
     my ($self, $env, $location) = @_;
+    $location =~ s{\A[/\\]+}{/};
     my ($path, $query) = split /\?/, $location, 2;
     my $prefix = $env->{SCRIPT_NAME} // '';
     if (($env->{'kamado.cgi.redirects'} // 0) < 10 && index($path, "$prefix/") == 0) {
@@ -236,7 +241,8 @@ C<pl> by default, any case) are, and other files are served as static
 files (L<Kamado::CGI::Static>: C<ETag>, 304, byte ranges), except what
 could be a script's source: 403. A script that is not executable is a
 500 and a log line, as under Apache. A path with a segment starting with
-a dot (dotfiles, C<.> and C<..>, however encoded) is 403; a symbolic
+a dot (dotfiles, C<.> and C<..>, however encoded) is 403; an encoded
+slash (C<%2F>) is 404, as Apache's C<AllowEncodedSlashes Off>; a symbolic
 link leading out of the root is 403; what does not exist is 404.
 
 How a script runs follows its first line: C<#!> naming perl, or no C<#!>
@@ -361,7 +367,8 @@ As mod_cgi: header lines up to the first empty line; C<Status:> sets the
 status (its reason phrase is Kamado's own); C<Location:> with an absolute
 URL and no C<Status:> is a 302, with a local path an internal redirect (a
 new GET; served here when the path is inside this directory, else a
-302); a line that is not a header, or output that ends before the empty
+302 to that path; C<//host/x> is the path C</host/x>, as Apache reads it,
+never another site); a line that is not a header, or output that ends before the empty
 line, is a 500 and a log line naming the script. C<nph-> scripts write
 the status line themselves; Kamado keeps their status and headers but
 frames the response itself (its own C<Date>, keep-alive).
