@@ -24,6 +24,11 @@ sub put_file {
 put_file($_, $hello, 0755) for 'hello.cgi', 'hello', 'HELLO.CGI', 'Hello.Pl', 'run.cgi~';
 put_file('shell', "#!/bin/sh\n# $MARK\nprintf 'Content-Type: text/plain\\n\\nfrom sh'\n", 0755);
 symlink 'hello.cgi', "$root/linked.txt" or die;
+# a program: run as one (its output is no CGI head: 500), never compiled as perl
+{
+    open my $in, '<:raw', '/usr/bin/env' or die;
+    put_file('program', do { local $/; <$in> }, 0755);
+}
 # not executable: 500, never sent
 put_file($_, $hello, 0644) for 'x.cgi~', 'x.cgi.bak', 'x.cgi.', 'x.cgi.orig', '#x.cgi#', 'HELLO2.CGI', 'plain';
 put_file('passwd.txt', "root:$MARK:0:0\n", 0644);
@@ -56,6 +61,8 @@ for my $mode (qw(fork exec registry perlrun)) {
     my $r = $get->('data.log');
     is $r->{status}, 500, 'an executable data file: perl makes nothing of it: 500';
     unlike $r->{body}, qr/\Q$MARK/, 'and nothing of it is sent';
+    is $get->('program')->{status}, 500, 'a program without a CGI head: 500';
+    like $server->log, qr{\Q$root/program\E: malformed header from script}, 'it was run, not compiled as perl';
     is $get->('dir/')->{status}, 403, 'a directory without an index script: 403, no listing';
     is $get->('missing')->{status}, 404, 'a missing file: 404';
     unlike $get->('hello.cgi')->{body}, qr/\Q$MARK/, 'a script is run, never sent';
