@@ -40,7 +40,7 @@ our @TABLE = (
     ['cgi-docroot',            '=s@', undef,  'DIR (at /) or /PREFIX=DIR: a document root with CGI scripts beside static files: names with a --cgi-ext extension run as CGI, other files are sent (repeatable)'],
     ['cgi-env',                '=s@', undef,  'NAME (passed from the server\'s environment) or NAME=VALUE: added to every CGI script\'s environment'],
     ['cgi-timeout',            '=f',  300,    'seconds a CGI script may go without output before it is stopped (504); in the registry and perlrun modes, the whole run'],
-    ['cgi-ext',                '=s',  'cgi,pl', 'comma list of the file extensions that are CGI scripts under --cgi-docroot (any case; under --cgi-bin every file is a script)'],
+    ['cgi-ext',                '=s',  'cgi,pl', 'comma list of the file extensions that are CGI scripts under --cgi-docroot (any case); under --cgi-bin, where every file is a script, those perl runs without a #! line'],
     ['cgi-mode',               '=s',  'fork', 'how CGI scripts run: fork (compiled once, a fork per request), exec (a new perl per request, as mod_cgi), registry (compiled once, run in the worker) or perlrun (compiled per request, in the worker); .kamado-cgi files override it per directory or script'],
     ['app|a',                  '=s',  undef,  'the PSGI file (or give it as the last argument)'],
     ['env|E',                  '=s',  'deployment', 'PLACK_ENV for the app'],

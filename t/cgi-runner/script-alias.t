@@ -37,6 +37,12 @@ put_file('access.log', "127.0.0.1 $MARK\n", 0644);
 symlink 'x.cgi.bak', "$root/bak-link.txt" or die;
 # executable, but data: perl makes nothing of it, and nothing is sent
 put_file('data.log', "$MARK line one\n", 0755);
+# executable data that perl would run (a guestbook entry): no #! line and
+# no script extension, so not run (Apache's exec fails on it too)
+put_file('guestbook.dat', "print qq{Content-Type: text/plain\\n\\nEXECUTED};\n# $MARK\n", 0755);
+# a script without a #! line, named as one: perl runs it
+put_file('nohash.cgi', "print qq{Content-Type: text/plain\\n\\nno hash};\n# $MARK\n", 0755);
+symlink 'nohash.cgi', "$root/nohash-link" or die;
 mkdir "$root/dir" or die;
 put_file('dir/notes.txt', "$MARK\n", 0644);
 
@@ -61,6 +67,12 @@ for my $mode (qw(fork exec registry perlrun)) {
     my $r = $get->('data.log');
     is $r->{status}, 500, 'an executable data file: perl makes nothing of it: 500';
     unlike $r->{body}, qr/\Q$MARK/, 'and nothing of it is sent';
+    $r = $get->('guestbook.dat');
+    is $r->{status}, 500, 'executable data without #! or a script extension: 500';
+    unlike $r->{body}, qr/EXECUTED|\Q$MARK/, 'not run as perl, not sent';
+    like $server->log, qr{\Q$root/guestbook.dat\E: no #! line and no script extension}, 'the log says why';
+    is $get->('nohash.cgi')->{body}, 'no hash', 'a .cgi without a #! line runs as perl';
+    is $get->('nohash-link')->{body}, 'no hash', 'and through a link to it';
     is $get->('program')->{status}, 500, 'a program without a CGI head: 500';
     like $server->log, qr{\Q$root/program\E: malformed header from script}, 'it was run, not compiled as perl';
     is $get->('dir/')->{status}, 403, 'a directory without an index script: 403, no listing';

@@ -19,7 +19,9 @@ use Fcntl qw(S_ISDIR S_ISLNK S_ISREG);
 #
 # A script must be executable, as Apache needs it to be (it execs the
 # file): one that is not is a 500 and a log line naming it, never its
-# bytes.
+# bytes. It must also be something exec can run (a #! line or a
+# program) or be named as a script (perl then runs it, as Kamado always
+# has: many scripts have no #! line).
 
 my $LEFTOVER = qr{(?:~|\.(?:bak|orig|rej|swp|swo|save|old|tmp|dist)|\.)\z|\A#.*#\z|,v\z}i;
 
@@ -78,21 +80,26 @@ sub resolve {
         return _deny(403) unless index($target, "$self->{root}/") == 0;
     }
     my ($base) = $file =~ m{([^/]+)\z};
+    my ($real) = defined $target ? $target =~ m{([^/]+)\z} : ($base);
     if ($self->{all} || $self->_script_name($base)) {
         return _deny(500, "$file: not executable by the server (as Apache, it is not run)")
             unless -x $file;
+        # A file without #! is perl's only when its name says it is a script:
+        # Apache's exec of it fails, and a data file made executable (a
+        # chmod -R, an upload) must not run as code.
+        return _deny(500, "$file: no #! line and no script extension (--cgi-ext): not run")
+            unless $self->_script_name($base) || $self->_script_name($real) || _head($file) =~ /\A(?:#!|\x7fELF)/;
         return { action => 'script', file => $file, path_info => $info, segments => \@segments, stat => \@stat,
             cacheable => $cacheable, absent => \@absent,
             dirs => [ map { join '/', $self->{root}, @segments[0 .. $_] } 0 .. $#segments - 1 ] };
     }
     # (no path info after a static file)
     return _deny(404) if length $info;
-    my ($real) = defined $target ? $target =~ m{([^/]+)\z} : ($base);
     for my $name ($base, $real) {
         return _deny(403, "$file: not sent: its name is a script's or a leftover's")
             if $name =~ $LEFTOVER || $self->_inner_script_name($name);
     }
-    return _deny(403, "$file: not sent: it starts with #!") if _starts_with_shebang($file);
+    return _deny(403, "$file: not sent: it starts with #!") if _head($file) =~ /\A#!/;
     return { action => 'static', file => $file, stat => \@stat };
 }
 
@@ -111,11 +118,12 @@ sub _inner_script_name {
     return scalar grep { $self->{ext}{ lc $_ } } @ext;
 }
 
-sub _starts_with_shebang {
+# The first bytes of FILE ('' when it cannot be read).
+sub _head {
     my ($file) = @_;
-    open my $fh, '<:raw', $file or return 0;
-    my $n = sysread $fh, my $head, 2;
-    return ($n // 0) == 2 && $head eq "#!";
+    open my $fh, '<:raw', $file or return '';
+    my $n = sysread $fh, my $head, 4;
+    return $n ? $head : '';
 }
 
 # The longest leading run of segments naming something in the root: (the
@@ -180,7 +188,11 @@ C<.rej>, C<.swp>, C<.swo>, C<.save>, C<.old>, C<.tmp>, C<.dist>, C<,v>,
 a trailing dot): 403.
 
 In both, a script that is not executable is a 500 (Apache's exec fails;
-the answer carries a log line naming the file); a path segment starting
+the answer carries a log line naming the file), and so is one that has
+neither a C<#!> line nor the look of a program unless its name (or the
+name of the file a link leads to) has a script extension, in which case
+perl runs it (Apache's exec would fail; a data file made executable must
+not run as perl); a path segment starting
 with a dot is 403; a symbolic link is followed only to a file inside
 C<root> (else 403; stricter than Apache's C<FollowSymLinks>), and the
 name of the file it leads to is judged too; what does not exist is 404.
