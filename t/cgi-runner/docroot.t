@@ -95,6 +95,9 @@ is $r->{headers}{'content-range'}, 'bytes */' . length($png), 'Content-Range: by
 is get('logo.png', Range => 'bytes=0-1,4-5')->{status}, 200, 'several ranges: the whole file';
 is get('logo.png', Range => 'bytes=0-7', 'If-Range' => '"other"')->{status}, 200, 'If-Range of another version: 200';
 is get('logo.png', Range => 'bytes=0-7', 'If-Range' => $etag)->{status}, 206, 'If-Range of this one: 206';
+my $head = raw_request($server, "HEAD /site/logo.png HTTP/1.1\r\nHost: x\r\nRange: bytes=0-7\r\nConnection: close\r\n\r\n");
+like $head, qr{\AHTTP/1\.1 200 .*\nContent-Length: ${\ length $png}\r\n.*\r\n\r\n\z}s, 'HEAD: the head, no body (no range)';
+like $head, qr{\nAccept-Ranges: bytes\r\n}, 'HEAD: Accept-Ranges too';
 is get('style.css/extra')->{status}, 404, 'path info after a static file: 404';
 my $post = parse_response(raw_request($server,
     "POST /site/style.css HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nConnection: close\r\n\r\nx"));

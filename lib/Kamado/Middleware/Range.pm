@@ -10,18 +10,20 @@ use parent 'Plack::Middleware';
 # Content-Range and that part of the file; a range past the end is a 416
 # with "bytes */LENGTH"; several ranges, or an If-Range that names
 # another version, get the whole file (the RFC allows it). Every such
-# 200 says Accept-Ranges: bytes.
+# 200, and its HEAD, says Accept-Ranges: bytes.
 
 use constant CHUNK => 65536;
 
 sub call {
     my ($self, $env) = @_;
     my $res = $self->app->($env);
-    return $res unless ref $res eq 'ARRAY' && $res->[0] == 200 && $env->{REQUEST_METHOD} eq 'GET'
+    my $method = $env->{REQUEST_METHOD};
+    return $res unless ref $res eq 'ARRAY' && $res->[0] == 200 && ($method eq 'GET' || $method eq 'HEAD')
         && ref $res->[2] && ref $res->[2] ne 'ARRAY';
     my $h = Plack::Util::headers($res->[1]);
     my $length = $h->get('Content-Length') // return $res;
     $h->set('Accept-Ranges' => 'bytes');
+    return $res if $method eq 'HEAD';
     my $range = $env->{HTTP_RANGE} // return $res;
     if (defined(my $if = $env->{HTTP_IF_RANGE})) {
         # (a weak ETag never matches here)
