@@ -228,8 +228,10 @@ Kamado::CGI - a directory of CGI scripts as a PSGI application
 URLs map to files as under Apache: the longest leading part of the path
 that names a file in the root is the script (C<SCRIPT_NAME>), the rest is
 C<PATH_INFO> (and C<PATH_TRANSLATED>); a directory is answered by its
-first index script (C<index.cgi>, C<index.pl>, then C<index.html>), and
-a directory named without its trailing slash gets a 301 to it.
+first index file (C<index.cgi>, C<index.pl>, then C<index.html>, which
+under C<scripts =E<gt> 'all'> is a script like any other file, as under
+a ScriptAlias), or 403 without one (never a listing), and a directory
+named without its trailing slash gets a 301 to it.
 
 Which files are scripts (L<Kamado::CGI::Mapper>): with C<scripts =E<gt>
 'all'> (the default, C<--cgi-bin>, Apache's C<ScriptAlias>) every file
@@ -240,7 +242,9 @@ ExecCGI>) files whose name ends in one of C<extensions> (C<cgi> and
 C<pl> by default, any case) are, and other files are served as static
 files (L<Kamado::CGI::Static>: C<ETag>, 304, byte ranges), except what
 could be a script's source: 403. A script that is not executable is a
-500 and a log line, as under Apache. A path with a segment starting with
+500 and a log line, as under Apache; so is one with neither a C<#!> line
+nor the look of a program, unless its name has a script extension (an
+executable data file is never run as perl). A path with a segment starting with
 a dot (dotfiles, C<.> and C<..>, however encoded) is 403; an encoded
 slash (C<%2F>) is 404, as Apache's C<AllowEncodedSlashes Off>; a symbolic
 link leading out of the root is 403; what does not exist is 404.
