@@ -218,9 +218,12 @@ Kamado::CGI - a directory of CGI scripts as a PSGI application
     kamado --cgi-bin cgi-bin                 # mounted at /cgi-bin/
     kamado --cgi-bin /app=/srv/app app.psgi  # beside a PSGI app
 
+    kamado --cgi-docroot /=htdocs            # scripts beside static files
+
     use Plack::Builder;
     builder {
         mount '/cgi-bin' => Kamado::CGI->new(root => 'cgi-bin')->to_app;
+        mount '/'        => Kamado::CGI->new(root => 'htdocs', scripts => 'extension')->to_app;
     };
 
 =head1 DESCRIPTION
