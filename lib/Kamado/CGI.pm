@@ -41,12 +41,11 @@ sub new {
     # compiled after them: installed now, before any script (or a module
     # one uses) compiles, since a .kamado-cgi file may ask for them later
     require Kamado::CGI::Registry;
-    my $extensions = $args{extensions} // [qw(cgi pl)];
     return bless {
         root          => $real,
         mode          => $mode,
         mapper        => Kamado::CGI::Mapper->new(root => $real, scripts => $args{scripts} // 'all',
-            extensions => $extensions, index => $args{index} // [qw(index.cgi index.pl index.html)]),
+            extensions => $args{extensions} // [qw(cgi pl)], index => $args{index} // [qw(index.cgi index.pl index.html)]),
         static        => Kamado::CGI::Static->app,
         document_root => $args{document_root} // $real,
         pass_env      => $args{pass_env} // [],     # NAME or NAME=VALUE
