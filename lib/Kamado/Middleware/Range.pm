@@ -4,6 +4,7 @@ use strict;
 use warnings;
 
 use parent 'Plack::Middleware';
+use Plack::Util;
 
 # Byte ranges (RFC 9110 14) of a 200 answer to GET whose body is a file
 # handle of known length (Plack::App::File's): one range is a 206 with
