@@ -892,7 +892,7 @@ CODE:
      * pad; as each call of the wrapper ends, perl gives the next call
      * fresh variables ("will not stay shared"), so from the second
      * request on the named subs would see the first request's values
-     * (CGI-HAZARDS B1). Called before each run: points each named sub's
+     * (doc/CGI-HAZARDS.md B1). Called before each run: points each named sub's
      * captured variables at the ones the wrapper's next call will use,
      * so that script and subs share them again, as under CGI. */
     CV *outer;

@@ -4,22 +4,24 @@ use strict;
 use warnings;
 
 use Cwd ();
-use Fcntl qw(S_ISDIR S_ISLNK S_ISREG);
-use HTTP::Date ();
-use Plack::MIME;
 use Scalar::Util ();
 use Kamado::CGI::Env;
 use Kamado::CGI::Exec;
 use Kamado::CGI::Fork;
+use Kamado::CGI::Mapper;
 use Kamado::CGI::ModeFile;
 use Kamado::CGI::Source;
+use Kamado::CGI::Static;
 
 # A directory of CGI scripts as a PSGI application: URLs are mapped to
-# files as Apache does (SCRIPT_NAME, PATH_INFO, index scripts); files
-# with a script extension run as CGI, other files are served as static
-# files (legacy sites keep their images and CSS beside the scripts).
+# files as Apache does (SCRIPT_NAME, PATH_INFO, index scripts;
+# Kamado::CGI::Mapper): under a ScriptAlias every file is a script, in a
+# document root (legacy sites keep their images and CSS beside the
+# scripts) files with a script extension are, and the others are served
+# as static files (Kamado::CGI::Static).
 #
 #   Kamado::CGI->new(root => 'cgi-bin')->to_app
+#   Kamado::CGI->new(root => 'htdocs', scripts => 'extension')->to_app
 
 our @MODES = qw(fork exec registry perlrun);
 # requests whose mapping to a script is kept (past it, all are forgotten)
@@ -42,8 +44,9 @@ sub new {
     return bless {
         root          => $real,
         mode          => $mode,
-        extensions    => $args{extensions} // [qw(cgi pl)],
-        index         => $args{index} // [qw(index.cgi index.pl index.html)],
+        mapper        => Kamado::CGI::Mapper->new(root => $real, scripts => $args{scripts} // 'all',
+            extensions => $args{extensions} // [qw(cgi pl)], index => $args{index} // [qw(index.cgi index.pl index.html)]),
+        static        => Kamado::CGI::Static->app,
         document_root => $args{document_root} // $real,
         pass_env      => $args{pass_env} // [],     # NAME or NAME=VALUE
         timeout       => $args{timeout} // 300,     # seconds without output; Apache's Timeout
@@ -68,6 +71,8 @@ sub to_app {
 # unchanged. Else the path is mapped again.
 sub call {
     my ($self, $env) = @_;
+    # an encoded slash never names a file (Apache's AllowEncodedSlashes Off)
+    return _error(404) if index($env->{REQUEST_URI} // '', '%') >= 0 && $env->{REQUEST_URI} =~ m{\A[^?]*%2[fF]};
     my $hit = $self->{cache}{ ($env->{SCRIPT_NAME} // '') . "\0" . ($env->{PATH_INFO} // '') }
         // return $self->_map_request($env);
     return $self->_map_request($env)
@@ -81,87 +86,30 @@ sub call {
 sub _map_request {
     my ($self, $env) = @_;
     my $path = $env->{PATH_INFO} // '';
-    # (the server has decoded %2e and %2f already: a segment is what it is;
-    # no file name holds a NUL)
-    return _error(404) if $path =~ /\0/;
-    my @segments = grep { length } split m{/}, $path;
-    # dotfiles (.htaccess, .git) and . or .. in any place
-    return _error(403) if grep { /^\./ } @segments;
-    my ($file, $info, $symlink, @stat) = $self->_map(\@segments);
-    return _error(404) unless defined $file;
-    my ($cacheable, @absent) = (!$symlink);
-    if (S_ISDIR($stat[2])) {
-        # a directory without its slash: as mod_dir, send the client there
-        if ($path !~ m{/\z}) {
-            my $uri = ($env->{SCRIPT_NAME} // '') . $path . '/';
-            $uri .= "?$env->{QUERY_STRING}" if length($env->{QUERY_STRING} // '');
-            return [301, ['Location' => $uri, 'Content-Type' => 'text/plain'], ["Moved Permanently\n"]];
-        }
-        my $index;
-        for my $name ($self->{index}->@*) {
-            -f "$file/$name" ? ($index = $name, last) : push @absent, "$file/$name";
-        }
-        return _error(403) unless defined $index;
-        $file .= "/$index";
-        @stat = stat $file;
-        # (the index was not looked at with lstat: check it, and keep it
-        # only if it is no link)
-        my @lstat = lstat $file;
-        $cacheable &&= @lstat && !S_ISLNK($lstat[2]) && "@lstat[0, 1]" eq "@stat[0, 1]";
-        $symlink = 1;
-        push @segments, $index;    # the index joins SCRIPT_NAME
-        $info = '';
-    }
-    # a symlink may lead out of the root: only files inside are served
-    if ($symlink) {
-        my $real = Cwd::realpath($file) // return _error(404);
-        return _error(403) unless index($real, "$self->{root}/") == 0;
-    }
-    if ($self->_is_script($file)) {
-        my $entry = $self->_script($env, $file, $info, \@segments, \@stat);
-        if ($cacheable) {
+    my $r = $self->{mapper}->resolve($path);
+    my $action = $r->{action};
+    if ($action eq 'script') {
+        my $entry = $self->_script($env, $r->{file}, $r->{path_info}, $r->{segments}, $r->{stat});
+        if ($r->{cacheable}) {
             %{ $self->{cache} } = () if keys %{ $self->{cache} } >= MAX_CACHED;
             # (packed, not joined: numbers made strings were a tenth of a hello run's front)
-            $entry->{lstat} = pack 'j5', @stat[0, 1, 2, 7, 9];
-            $entry->{dirs} = [ map { join '/', $self->{root}, @segments[0 .. $_] } 0 .. $#segments - 1 ];
-            $entry->{absent} = \@absent;
+            $entry->{lstat} = pack 'j5', $r->{stat}->@[0, 1, 2, 7, 9];
+            $entry->{dirs} = $r->{dirs};
+            $entry->{absent} = $r->{absent};
             $self->{cache}{ ($env->{SCRIPT_NAME} // '') . "\0$path" } = $entry;
         }
         return $self->_run($env, $entry);
     }
-    return _error(404) if length $info;    # no path info after a static file
-    return _static($env, $file, \@stat);
-}
-
-# The longest leading run of segments naming something in the root: (the
-# file or directory, the rest as PATH_INFO, whether a symbolic link was on
-# the way, its stat), or () when the first missing segment is not after a
-# file. (lstat: a path without links needs no realpath to stay inside.)
-sub _map {
-    my ($self, $segments) = @_;
-    my ($file, $symlink) = ($self->{root}, 0);
-    for my $i (0 .. $#$segments) {
-        my $next = "$file/$segments->[$i]";
-        my @stat = lstat $next or return ();
-        if (S_ISLNK($stat[2])) {
-            $symlink = 1;
-            @stat = stat $next or return ();
-        }
-        if (S_ISREG($stat[2])) {
-            my $info = join '', map { "/$_" } @$segments[ $i + 1 .. $#$segments ];
-            splice @$segments, $i + 1;
-            return ($next, $info, $symlink, @stat);
-        }
-        return () unless S_ISDIR($stat[2]);
-        $file = $next;
+    return $self->{static}->({ %$env, 'kamado.cgi.static' => [ $r->{file}, $r->{stat} ] })
+        if $action eq 'static';
+    if ($action eq 'slash') {
+        # a directory without its slash: as mod_dir, send the client there
+        my $uri = ($env->{SCRIPT_NAME} // '') . $path . '/';
+        $uri .= "?$env->{QUERY_STRING}" if length($env->{QUERY_STRING} // '');
+        return [301, ['Location' => $uri, 'Content-Type' => 'text/plain'], ["Moved Permanently\n"]];
     }
-    return ($file, '', $symlink, stat $file);
-}
-
-sub _is_script {
-    my ($self, $file) = @_;
-    my ($ext) = $file =~ /\.([^.\/]+)\z/ or return 0;
-    return scalar grep { $_ eq $ext } $self->{extensions}->@*;
+    $self->{log}->($r->{log}) if defined $r->{log};
+    return _error($r->{status});
 }
 
 # What the requests to the script FILE share, made once: { file, script
@@ -231,9 +179,12 @@ sub _redirect {
 # Location: /local/path from a script: Apache serves that path instead,
 # as a GET without a body. Inside this directory it is served here; a
 # path elsewhere on the site becomes a 302 (this app does not see the
-# rest of the site).
+# rest of the site) to that path. Apache takes //host/x as the path
+# /host/x (ap_parse_uri drops the extra slashes): never another site,
+# and neither is /\host/x, which browsers read as //host/x.
 sub _internal_redirect {
     my ($self, $env, $location) = @_;
+    $location =~ s{\A[/\\]+}{/};
     my ($path, $query) = split /\?/, $location, 2;
     my $prefix = $env->{SCRIPT_NAME} // '';
     if (($env->{'kamado.cgi.redirects'} // 0) < 10 && index($path, "$prefix/") == 0) {
@@ -247,30 +198,7 @@ sub _internal_redirect {
     return [302, ['Location' => $location, 'Content-Type' => 'text/plain'], ["Found\n"]];
 }
 
-# A static file: its type from its extension, Last-Modified and an ETag
-# (inode-size-mtime, as Apache's), 304 for a conditional GET that matches.
-sub _static {
-    my ($env, $file, $stat) = @_;
-    my $method = $env->{REQUEST_METHOD};
-    return [405, ['Allow' => 'GET, HEAD', 'Content-Type' => 'text/plain'], ["Method Not Allowed\n"]]
-        unless $method eq 'GET' || $method eq 'HEAD';
-    my ($size, $mtime) = @$stat[7, 9];
-    my $etag = sprintf '"%x-%x-%x"', $stat->[1], $size, $mtime;
-    my $modified = HTTP::Date::time2str($mtime);
-    my @headers = ('Last-Modified' => $modified, 'ETag' => $etag);
-    if (defined(my $match = $env->{HTTP_IF_NONE_MATCH})) {
-        return [304, \@headers, []] if grep { $_ eq $etag || $_ eq '*' } split /\s*,\s*/, $match;
-    } elsif (defined(my $since = $env->{HTTP_IF_MODIFIED_SINCE})) {
-        my $t = HTTP::Date::str2time($since);
-        return [304, \@headers, []] if defined $t && $mtime <= $t;
-    }
-    open my $fh, '<:raw', $file or return _error(403);
-    my $type = Plack::MIME->mime_type($file) // 'application/octet-stream';
-    $type .= '; charset=utf-8' if $type =~ m{^text/} && $type !~ /charset/;
-    return [200, ['Content-Type' => $type, 'Content-Length' => $size, @headers], $fh];
-}
-
-my %REASON = (403 => 'Forbidden', 404 => 'Not Found');
+my %REASON = (403 => 'Forbidden', 404 => 'Not Found', 500 => 'Internal Server Error');
 
 sub _error {
     my ($status) = @_;
@@ -289,9 +217,12 @@ Kamado::CGI - a directory of CGI scripts as a PSGI application
     kamado --cgi-bin cgi-bin                 # mounted at /cgi-bin/
     kamado --cgi-bin /app=/srv/app app.psgi  # beside a PSGI app
 
+    kamado --cgi-docroot /=htdocs            # scripts beside static files
+
     use Plack::Builder;
     builder {
         mount '/cgi-bin' => Kamado::CGI->new(root => 'cgi-bin')->to_app;
+        mount '/'        => Kamado::CGI->new(root => 'htdocs', scripts => 'extension')->to_app;
     };
 
 =head1 DESCRIPTION
@@ -299,15 +230,30 @@ Kamado::CGI - a directory of CGI scripts as a PSGI application
 URLs map to files as under Apache: the longest leading part of the path
 that names a file in the root is the script (C<SCRIPT_NAME>), the rest is
 C<PATH_INFO> (and C<PATH_TRANSLATED>); a directory is answered by its
-first index script (C<index.cgi>, C<index.pl>, then C<index.html>), and
-a directory named without its trailing slash gets a 301 to it.
+first index file (C<index.cgi>, C<index.pl>, then C<index.html>, which
+under C<scripts =E<gt> 'all'> is a script like any other file, as under
+a ScriptAlias), or 403 without one (never a listing), and a directory
+named without its trailing slash gets a 301 to it.
 
-Files with a script extension (C<cgi> and C<pl> by default) run as CGI;
-any other file is served as a static file, with its type from its
-extension, C<Last-Modified>, C<ETag> and 304 answers to conditional
-requests. The source of a script is never served. A path with a segment
-starting with a dot (dotfiles, C<.> and C<..>, however encoded) is 403; a
-symbolic link leading out of the root is 403; what does not exist is 404.
+Which files are scripts (L<Kamado::CGI::Mapper>): with C<scripts =E<gt>
+'all'> (the default, C<--cgi-bin>, Apache's C<ScriptAlias>) every file
+is, and nothing under the root is ever sent as content: the source of a
+script is never served. With C<scripts =E<gt> 'extension'>
+(C<--cgi-docroot>, Apache's C<AddHandler cgi-script> with C<Options
+ExecCGI>) files whose name ends in one of C<extensions> (C<cgi> and
+C<pl> by default, any case) are, and other files are served as static
+files (L<Kamado::CGI::Static>: C<ETag>, 304, byte ranges), except what
+could be a script's source: 403. A script that is not executable is a
+500 and a log line, as under Apache; so is one with neither a C<#!> line
+nor the look of a program, unless its name has a script extension (an
+executable data file is never run as perl). A path with a segment starting with
+a dot (dotfiles, C<.> and C<..>, however encoded) is 403; an encoded
+slash (C<%2F>) is 404, as Apache's C<AllowEncodedSlashes Off>; a symbolic
+link leading out of the root is 403; what does not exist is 404.
+
+How a script runs follows its first line: C<#!> naming perl, or no C<#!>
+line, runs in the chosen mode; another interpreter (C<#!/bin/sh>) or a
+program runs as in exec mode.
 
 A worker keeps what the mapping of a URL to a script found (at most 1000
 URLs), and on each request looks again only at what can change: the
@@ -427,7 +373,8 @@ As mod_cgi: header lines up to the first empty line; C<Status:> sets the
 status (its reason phrase is Kamado's own); C<Location:> with an absolute
 URL and no C<Status:> is a 302, with a local path an internal redirect (a
 new GET; served here when the path is inside this directory, else a
-302); a line that is not a header, or output that ends before the empty
+302 to that path; C<//host/x> is the path C</host/x>, as Apache reads it,
+never another site); a line that is not a header, or output that ends before the empty
 line, is a 500 and a log line naming the script. C<nph-> scripts write
 the status line themselves; Kamado keeps their status and headers but
 frames the response itself (its own C<Date>, keep-alive).

@@ -42,6 +42,8 @@ sub run_cli {
     # with --cgi-bin alone, no app.psgi is needed
     my $file = $opt->{app} // (@cgi ? undef : 'app.psgi');
     die "kamado: app file '$file' not found\n" if defined $file && !-f $file;
+    die "kamado: --cgi-docroot at / and a PSGI app: give the document root a /PREFIX\n"
+        if defined $file && grep { $_->[0] eq '' } @cgi;
     my $load_psgi = sub {
         my $app = eval { Plack::Util::load_psgi($file) } // die "can't load $file: $@";
         die "can't load $file: it returned " . (ref $app || "'$app'") . ", not a PSGI application (a code reference)\n"
@@ -52,16 +54,21 @@ sub run_cli {
     return $class->serve($opt, loader => $loader);
 }
 
-# --cgi-bin DIR (at /cgi-bin) or /PREFIX=DIR: [prefix, dir] pairs, checked.
+# --cgi-bin DIR (at /cgi-bin) or /PREFIX=DIR, and --cgi-docroot DIR (at
+# /) or /PREFIX=DIR: [prefix, dir, which files are scripts], checked.
 sub cgi_mounts {
     my ($opt) = @_;
     my @mounts;
-    for my $spec (($opt->{cgi_bin} // [])->@*) {
-        my ($prefix, $dir) = $spec =~ m{\A(/[^=]*)=(.+)\z} ? ($1, $2) : ('/cgi-bin', $spec);
-        $prefix =~ s{/+\z}{};
-        die "kamado: --cgi-bin $spec: '$dir' is not a directory\n" unless -d $dir;
-        die "kamado: --cgi-bin $spec: /$prefix is mounted twice\n" if grep { $_->[0] eq $prefix } @mounts;
-        push @mounts, [$prefix, $dir];
+    for my $kind (['cgi-bin', '/cgi-bin', 'all'], ['cgi-docroot', '', 'extension']) {
+        my ($option, $default, $scripts) = @$kind;
+        for my $spec (($opt->{ $option =~ tr/-/_/r } // [])->@*) {
+            my ($prefix, $dir) = $spec =~ m{\A(/[^=]*)=(.+)\z} ? ($1, $2) : ($default, $spec);
+            $prefix =~ s{/+\z}{};
+            die "kamado: --$option $spec: '$dir' is not a directory\n" unless -d $dir;
+            die "kamado: --$option $spec: " . (length $prefix ? $prefix : '/') . " is mounted twice\n"
+                if grep { $_->[0] eq $prefix } @mounts;
+            push @mounts, [$prefix, $dir, $scripts];
+        }
     }
     die "kamado: --cgi-mode must be one of @Kamado::CGI::MODES, not '$opt->{cgi_mode}'\n"
         unless grep { $_ eq $opt->{cgi_mode} } @Kamado::CGI::MODES;
@@ -76,8 +83,9 @@ sub with_cgi {
     my ($mounts, $opt, $app) = @_;
     return mount(
         (map {
-            ($_->[0] => Kamado::CGI->new(root => $_->[1], mode => $opt->{cgi_mode}, pass_env => $opt->{cgi_env},
-                timeout => $opt->{cgi_timeout}, extensions => [split /,/, $opt->{cgi_ext} // 'cgi,pl'])->to_app)
+            ($_->[0] => Kamado::CGI->new(root => $_->[1], scripts => $_->[2], mode => $opt->{cgi_mode},
+                pass_env => $opt->{cgi_env}, timeout => $opt->{cgi_timeout},
+                extensions => [split /,/, $opt->{cgi_ext} // 'cgi,pl'])->to_app)
         } @$mounts),
         ($app ? ('' => $app) : ()));
 }

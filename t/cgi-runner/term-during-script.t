@@ -18,6 +18,7 @@ sleep 2;
 print "Content-Type: text/plain\n\ndone after 2 s\n";
 CGI
 close $fh;
+chmod 0755, "$root/slow.cgi" or die;
 for my $mode (qw(fork exec registry perlrun)) {
     my $server = start_server(no_app => 1, args => ['--cgi-bin', $root, '--cgi-mode', $mode]);
     my $started = "$root/started-$mode";

@@ -5,7 +5,7 @@
 #
 #   script   path under t/cgi (scripts in subdirectories run with cwd = that
 #            subdirectory, like every CGI script)
-#   hazard   id in /work/shared/CGI-HAZARDS.md section 2
+#   hazard   id in doc/CGI-HAZARDS.md section 2
 #   what     one line
 #   requests 2-4 requests, run IN ORDER; parameters differ so that state
 #            leaking from one request into the next shows. Each request:

@@ -89,22 +89,38 @@ sub command {
     return $perl ? ($^X, @switches, $file) : ($file);
 }
 
+# The request body as the script's STDIN: the file the server spooled it
+# to, opened again read-only from its start (no second copy of a large
+# body); a body held in memory, in a file of its own, unlinked at once
+# so that a worker that dies leaves nothing behind. undef without a body.
 sub _stdin {
     my ($env) = @_;
     my $length = $env->{CONTENT_LENGTH} // 0;
-    if ($length > 0 || defined $env->{HTTP_TRANSFER_ENCODING}) {
-        my $tmp = File::Temp->new(UNLINK => 1);
-        binmode $tmp;
-        my $input = $env->{'psgi.input'};
-        while (my $n = $input->read(my $buf, READ_SIZE)) {
-            print $tmp $buf;
-        }
-        $tmp->flush;
-        sysseek $tmp, 0, 0;
-        open my $dup, '<&', $tmp or die "Can't dup the body file: $!\n";
-        return $dup;
+    return undef unless $length > 0 || defined $env->{HTTP_TRANSFER_ENCODING};
+    my $input = $env->{'psgi.input'};
+    # (a body behind "Expect: 100-continue" is read when first asked for,
+    # and psgi.input is then the server's own handle)
+    if (tied *$input) {
+        my $empty = eof $input;
+        $input = $env->{'psgi.input'};
     }
-    return undef;
+    my $fd = fileno $input;
+    if (defined $fd && $fd >= 0 && -f $input) {
+        my $spooled;
+        open($spooled, '<:raw', "/proc/self/fd/$fd") and return $spooled;
+        open($spooled, '<&', $input) or die "Can't dup the body file: $!\n";
+        sysseek $spooled, 0, 0;
+        return $spooled;
+    }
+    my ($tmp, $name) = File::Temp::tempfile('kamado-body-XXXXXX', TMPDIR => 1);
+    unlink $name;
+    binmode $tmp;
+    while (my $n = $input->read(my $buf, READ_SIZE)) {
+        print $tmp $buf;
+    }
+    $tmp->flush;
+    sysseek $tmp, 0, 0;
+    return $tmp;
 }
 
 # Reads the script's output and errors until both close; answers the

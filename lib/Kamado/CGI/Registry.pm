@@ -20,7 +20,7 @@ use Kamado::CGI::Source;
 
 # Modes "registry" and "perlrun": a script runs inside the worker, as
 # ModPerl::Registry and ModPerl::PerlRun run it, with what they get wrong
-# put right where it can be (CGI-HAZARDS.md, section 7's checklist):
+# put right where it can be (doc/CGI-HAZARDS.md, section 7's checklist):
 #
 # - the script is compiled into its own package, as the body of a named
 #   sub, in its directory, with its #! -w at compile time; registry keeps
@@ -100,7 +100,7 @@ sub _exec {
     _exit($? & 127 ? 128 + ($? & 127) : $? >> 8);
 }
 
-# caller, as the script would see it under CGI (CGI-HAZARDS B9): its top
+# caller, as the script would see it under CGI (doc/CGI-HAZARDS.md B9): its top
 # level is the main program, not a sub called by the worker, so no frame
 # reaches past the script's wrapper (`main() unless caller` runs main).
 # Code compiled before this (the worker's, Carp) keeps perl's own.
@@ -523,7 +523,7 @@ sub _run {
     # kernel ends the worker, for a script that caught the die or is stuck
     # in C. The server's --request-timeout timers are borrowed and put back.
     local $timing = $timeout && Kamado::borrow_request_timer($timeout, 2) ? $timeout : 0;
-    # main:: is the script's own package while it runs (CGI-HAZARDS B3):
+    # main:: is the script's own package while it runs (doc/CGI-HAZARDS.md B3):
     # what it spells main::x at compile time is its x, and a call of a
     # main:: sub by name at run time finds its sub
     my %main = $s->{main_names}->@* ? (map { $_ => *{"main::$_"} } $s->{main_names}->@*) : ();

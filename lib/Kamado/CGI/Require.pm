@@ -3,7 +3,7 @@ package Kamado::CGI::Require;
 # Compiles SOURCE (the caller's package and #line are in it) with none of
 # this module's pragmas in scope: it comes before them on purpose, so
 # that no strict, warnings or feature bundle leaks into a script, and it
-# has no lexicals a script could see (CGI-HAZARDS B10).
+# has no lexicals a script could see (doc/CGI-HAZARDS.md B10).
 sub compile_source { eval shift }
 
 # The source of a file's CODE as the body of the named sub SUB in PACKAGE,
@@ -41,7 +41,7 @@ use Errno ();
 use Kamado::CGI::Source;
 
 # require and do of files (not modules) for scripts run in-process (the
-# registry and perlrun modes): CGI-HAZARDS B4, B5, C3. Under plain CGI
+# registry and perlrun modes): doc/CGI-HAZARDS.md B4, B5, C3. Under plain CGI
 # each script is its own process, so a library without a package line,
 # such as cgi-lib.pl, is compiled into that script's main, and its top
 # level runs on every request. Here:

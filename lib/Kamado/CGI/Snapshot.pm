@@ -6,7 +6,7 @@ use warnings;
 use Kamado ();    # (the XS: _restore_vars)
 
 # The package variables of a script compiled in-process, as they were
-# when it had just compiled (CGI-HAZARDS B2, idea 4.7): under CGI every
+# when it had just compiled (doc/CGI-HAZARDS.md B2, idea 4.7): under CGI every
 # request starts from that state, since every request is a new process.
 # restore() puts them back after each run: the values BEGIN blocks and
 # `use` gave them, and empty for variables that appeared later (a

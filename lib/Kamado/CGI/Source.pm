@@ -8,7 +8,7 @@ use warnings;
 # the script reads from DATA) and the package DATA belongs to, and the
 # switches of its #! line. A wrapper sub cannot simply enclose the whole
 # file: perl stops reading at __END__, __DATA__, ^D or ^Z, and would not
-# see the wrapper's closing brace (CGI-HAZARDS D8), so the code is cut at
+# see the wrapper's closing brace (doc/CGI-HAZARDS.md D8), so the code is cut at
 # the marker. The marker is found line by line, skipping POD and
 # here-documents, where such a line is only text.
 
@@ -24,9 +24,11 @@ sub read {
 }
 
 # (whether perl runs it, the switches of its #! line) of a script's first
-# line: no #! line, or an interpreter whose name has "perl" in it, is perl
+# line: no #! line, or an interpreter whose name has "perl" in it, is perl;
+# a program (ELF) is not
 sub shebang {
     my ($first) = @_;
+    return 0 if $first =~ /\A\x7fELF/;
     my ($interpreter) = $first =~ /^#!\s*(\S+)/;
     return 0 if defined $interpreter && $interpreter !~ /perl/;
     return (1, $first =~ /^#!\s*\S*perl\S*\s+(-\S.*?)\s*$/ ? split(' ', $1) : ());

@@ -376,13 +376,15 @@ sub header_value {
 }
 
 
-# put_script(DIR, NAME, CONTENT): writes a script as editors and deploys
-# do, a new file renamed over the old one (so its inode changes too).
+# put_script(DIR, NAME, CONTENT): writes an executable script as editors
+# and deploys do, a new file renamed over the old one (so its inode
+# changes too).
 sub put_script {
     my ($dir, $name, $content) = @_;
     open my $fh, '>', "$dir/$name.new" or die "$dir/$name.new: $!";
     print $fh $content;
     close $fh;
+    chmod 0755, "$dir/$name.new" or die "$dir/$name.new: $!";
     rename "$dir/$name.new", "$dir/$name" or die "$dir/$name: $!";
 }
 
