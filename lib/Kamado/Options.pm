@@ -21,6 +21,7 @@ our @TABLE = (
     ['pool',                   '=s@', undef,  'NAME:PATH_PREFIX[,workers=N][,timeout=S]: workers of their own for a path prefix (repeatable)'],
     ['max-reqs-per-child',     '=i',  0,      'requests a worker serves before it is replaced; 0 never'],
     ['graceful-timeout',       '=f',  25,     'seconds TERM waits for busy workers before killing them; 0 waits for ever'],
+    ['load-timeout',           '=f',  60,     'seconds a new generation may take to load the app before it is killed; 0 waits for ever'],
     ['max-worker-age',         '=f',  0,      'seconds a worker serves before it is replaced; 0 never'],
     ['max-rss',                '=i',  0,      'MB of resident memory after which a worker is replaced; 0 never'],
     ['request-timeout',        '=f',  0,      'seconds an app may take before 504 (the worker is killed 2 s later); 0 none'],

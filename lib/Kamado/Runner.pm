@@ -180,6 +180,7 @@ sub serve {
             prefork_args => \%prefork,
             loader       => $loader,
             preload      => $opt->{preload} || !$app{loader},
+            load_timeout => $opt->{load_timeout},
             on_ready     => $on_ready,
         )->run;
     }

@@ -18,6 +18,13 @@ use Kamado::Prefork;
 # sockets meanwhile, so no connection is refused. When the new code fails
 # to load, the old generation keeps serving and the error is logged.
 # Signal handlers only set flags; the loop in run() acts on them.
+#
+# Each generation leads a process group of its own (its workers are in
+# it), so a generation that must go is killed with everything it started:
+# one that has not served within --load-timeout, and draining ones beyond
+# MAX_DRAINING or DRAIN_SLACK seconds past --graceful-timeout (their own
+# deadline has failed them).
+use constant { MAX_DRAINING => 2, DRAIN_SLACK => 5 };
 
 sub new {
     my ($class, %args) = @_;
@@ -26,6 +33,7 @@ sub new {
         loader       => $args{loader},         # returns the app; dies on failure
         preload      => $args{preload},        # load in the generation, or in each worker
         on_ready     => $args{on_ready},       # once the first generation serves
+        load_timeout => $args{load_timeout} // 60,    # seconds; 0: none
         log          => $args{log} || sub { print STDERR "[kamado] [$$] @_\n" },
         generations  => {},                    # pid => { number, status pipe, state }
         number       => 0,
@@ -82,6 +90,7 @@ sub run {
             kill $sig => $self->{current} for $self->{current} ? 1 .. $n : ();
         }
         $self->_check_pending;
+        $self->_enforce_deadlines;
         my $status = $self->_reap;
         if (defined $status) {
             # the serving generation ended by itself: it gave up (its
@@ -110,9 +119,13 @@ sub _start_generation {
     pipe(my $status_r, my $status_w) or die "kamado: can't create a pipe: $!\n";
     my ($pid, $old) = Kamado::Prefork::fork_signals_blocked();
     die "kamado: can't fork a generation: $!\n" unless defined $pid;
+    # (in both: a kill of the group must not come before the child's own)
+    POSIX::setpgid($pid, 0);
     if ($pid) {
         close $status_w;
-        $self->{generations}{$pid} = { number => $number, status => $status_r, said => '' };
+        $self->{generations}{$pid} = {
+            number => $number, status => $status_r, said => '', started => Time::HiRes::time(),
+        };
         return $pid;
     }
     close $status_r;
@@ -163,11 +176,12 @@ sub _wait_for {
     until ($signal->{stop}) {
         my $said = $self->_read_status($gen);
         return 1 if $said =~ /^ready$/m;
+        $self->_kill_slow_load($pid);
         if (waitpid($pid, WNOHANG) == $pid) {
             my $status = $?;
             delete $self->{generations}{$pid};
             $said = $self->_read_status($gen);
-            return (0, $said =~ s/\s+\z//r || 'the first generation exited with ' . _how($status), $status);
+            return (0, $gen->{why} || $said =~ s/\s+\z//r || 'the first generation exited with ' . _how($status), $status);
         }
         vec(my $rin = '', fileno $gen->{status}, 1) = 1;
         select $rin, undef, undef, 0.2;
@@ -192,8 +206,51 @@ sub _check_pending {
     if (my $old = $self->{current}) {
         $self->{log}->("generation $gen->{number} serves; generation $self->{generations}{$old}{number} finishes its requests and exits");
         kill TERM => $old;
+        $self->{generations}{$old}{draining} = Time::HiRes::time();
     }
     $self->{current} = $pid;
+}
+
+# The deadlines of generations that are not the serving one: loading
+# (--load-timeout) and draining (MAX_DRAINING, --graceful-timeout).
+sub _enforce_deadlines {
+    my ($self) = @_;
+    $self->_kill_slow_load($self->{pending}) if $self->{pending};
+    my $gens = $self->{generations};
+    my @draining = sort { $gens->{$a}{draining} <=> $gens->{$b}{draining} }
+        grep { $gens->{$_}{draining} && !$gens->{$_}{killed} } keys %$gens;
+    my $grace = $self->{prefork_args}{graceful_timeout} // 25;
+    my $now = Time::HiRes::time();
+    while (my $pid = shift @draining) {
+        my $gen = $gens->{$pid};
+        if (@draining >= MAX_DRAINING) {
+            $self->_kill_generation($pid, 'more than ' . MAX_DRAINING . ' generations are draining');
+        } elsif ($grace > 0 && $now > $gen->{draining} + $grace + DRAIN_SLACK) {
+            $self->_kill_generation($pid, sprintf 'still draining %.0f s after TERM (--graceful-timeout %s)',
+                $now - $gen->{draining}, $grace);
+        }
+    }
+}
+
+# A generation that has not said "ready" within --load-timeout is stuck
+# (in a BEGIN block, on a lock, on the network): it is killed, so that the
+# next HUP can start another.
+sub _kill_slow_load {
+    my ($self, $pid) = @_;
+    my $gen = $self->{generations}{$pid} or return;
+    my $limit = $self->{load_timeout} or return;
+    return if $gen->{killed} || Time::HiRes::time() < $gen->{started} + $limit;
+    $self->_kill_generation($pid, "not loaded within --load-timeout $limit s");
+    $gen->{why} = "killed: not loaded within --load-timeout $limit s";
+}
+
+# KILL to generation $pid and every process of its group (its workers).
+sub _kill_generation {
+    my ($self, $pid, $why) = @_;
+    my $gen = $self->{generations}{$pid};
+    $self->{log}->("killing generation $gen->{number} and its workers: $why");
+    kill -9, $pid;
+    $gen->{killed} = 1;
 }
 
 # Returns the wait status of the current generation when it ended.
@@ -207,7 +264,7 @@ sub _reap {
             delete $self->{pending};
             my $said = $self->_read_status($gen) =~ s/\s+\z//r;
             $self->{log}->("generation $gen->{number} failed to start ("
-                . ($said || _how($status)) . ')'
+                . ($gen->{why} || $said || _how($status)) . ')'
                 . ($self->{current} ? "; generation $self->{generations}{$self->{current}}{number} keeps serving" : ''));
         } elsif ($self->{current} && $pid == $self->{current}) {
             delete $self->{current};
@@ -215,7 +272,8 @@ sub _reap {
             $self->{log}->("generation $gen->{number} exited with " . _how($status) . ($said ? ": $said" : ''));
             $current_status = $status;
         } else {
-            $self->{log}->("generation $gen->{number} has finished" . ($status ? ' (' . _how($status) . ')' : ''));
+            $self->{log}->("generation $gen->{number} has finished" . ($status ? ' (' . _how($status) . ')' : '')
+                . ($gen->{killed} ? ', killed' : ''));
         }
     }
     return $current_status;
@@ -276,5 +334,16 @@ TERM, QUIT and INT go to every generation (see L<Kamado::Prefork>); HUP
 starts a new generation and, once it serves, tells the old one to drain;
 TTIN, TTOU and USR1 go to the serving generation, and USR1 also reopens
 C<--error-log> in the supervisor.
+
+=head1 DEADLINES
+
+Each generation leads a process group with its workers. A generation
+that has not served within C<load_timeout> seconds (C<--load-timeout>,
+default 60; 0: none) is killed with its group (KILL) and logged; after HUP
+the serving one goes on and the next HUP loads again, at start kamado
+exits with the error. At most two generations drain at once: when a third
+would, the oldest draining one is killed with its workers, cutting off
+the requests they were serving; one still draining 5 s after
+C<--graceful-timeout> is killed too.
 
 =cut
