@@ -468,6 +468,7 @@ already received and closes its connections. The process manager
 A process the app forks that returns into the server (from the app, or
 through the responder of a delayed response) exits there at once with
 status 0: it writes nothing to the connection and never serves as a
-worker. A child that exits by itself is not affected.
+worker; a streaming writer used in such a process does nothing. A child
+that exits by itself is not affected.
 
 =cut
