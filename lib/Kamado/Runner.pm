@@ -131,8 +131,8 @@ sub _is_app {
     return ref $app eq 'CODE' || (Scalar::Util::blessed($app) && overload::Method($app, '&{}'));
 }
 
-# Binds (or inherits) the listeners and runs the master: a
-# Kamado::Supervisor over generations of workers (app => an app already
+# Binds (or inherits) the listeners and runs the supervisor
+# (Kamado::Supervisor) over generations of workers (app => an app already
 # loaded, as plackup gives it, or loader => code that loads it).
 sub serve {
     my ($class, $opt, %app) = @_;

@@ -151,8 +151,8 @@ sub _over_rss {
 # idle keep-alive connection outright races with a client sending on it),
 # and, on a stop, the connections waiting in this worker's pool queue. The
 # engine's deadlines bound it: an idle connection gets 1 s, a partial
-# request its --header-timeout or --read-timeout; after TERM the master's
-# --graceful-timeout bounds the whole.
+# request its --header-timeout or --read-timeout; after TERM the
+# generation's --graceful-timeout bounds the whole.
 sub _drain {
     my ($self) = @_;
     my $loop = $self->{loop};
