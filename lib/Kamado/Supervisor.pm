@@ -113,7 +113,8 @@ sub _start_generation {
     pipe(my $status_r, my $status_w) or die "kamado: can't create a pipe: $!\n";
     my ($pid, $old) = Kamado::Process::fork_signals_blocked();
     die "kamado: can't fork a generation: $!\n" unless defined $pid;
-    # (in both: a kill of the group must not come before the child's own)
+    # its own process group (see above), set in both processes: the group
+    # exists whichever of them runs first
     POSIX::setpgid($pid, 0);
     if ($pid) {
         close $status_w;
