@@ -875,7 +875,10 @@ PROTOTYPES: DISABLE
 
 IV
 current_pid()
+ALIAS:
+    Kamado::current_pid = 1
 CODE:
+    PERL_UNUSED_VAR(ix);
     if (!kd_pid)
         kd_pid = getpid();
     RETVAL = (IV)kd_pid;

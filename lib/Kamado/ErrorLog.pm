@@ -6,8 +6,8 @@ use warnings;
 use POSIX ();
 
 # --error-log FILE: the file every process's STDERR (fd 2) is appended to,
-# so the master's log, the workers' and the app's own warnings all land in
-# it. USR1 reopens it (after logrotate has moved it away); each process
+# so the supervisor's and generations' logs, the workers' and the app's
+# own warnings all land in it. USR1 reopens it (after logrotate has moved it away); each process
 # reopens its own fd 2, as each holds its own copy of the descriptor.
 
 my $path;

@@ -12,7 +12,7 @@ use Socket qw(IPPROTO_TCP TCP_NODELAY SOL_SOCKET SO_REUSEADDR SOMAXCONN
     unpack_sockaddr_un inet_ntop);
 
 # A listening socket and what the app should see of it (SERVER_NAME,
-# SERVER_PORT). Sockets are bound by the master before it forks, or
+# SERVER_PORT). Sockets are bound by the supervisor before it forks, or
 # inherited from Server::Starter or systemd.
 
 use constant TCP_DEFER_ACCEPT => 9;    # <netinet/tcp.h> on Linux

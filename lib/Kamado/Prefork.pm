@@ -8,15 +8,17 @@ use List::Util qw(min max sum);
 use Socket qw(AF_UNIX SOCK_SEQPACKET);
 use Time::HiRes ();
 use Kamado::ErrorLog;
+use Kamado::Process;
 use Kamado::Server;
 
-# The master: binds nothing itself (the listeners come ready), forks the
-# workers, replaces those that exit, and acts on signals. Signal handlers
-# only set flags; the loop in run() acts on them.
+# A generation: binds nothing itself (the listeners come ready), forks
+# the workers, replaces those that exit, and acts on signals. Signal
+# handlers only set flags (Kamado::Process); the loop in run() acts on
+# them.
 
 # A worker whose app cannot be loaded (--no-preload) exits with this; after
-# LOAD_TRIES of them in a row, with a doubling pause between, the master
-# gives up rather than fork for ever.
+# LOAD_TRIES of them in a row, with a doubling pause between, the
+# generation gives up rather than fork for ever.
 use constant { LOAD_FAILED => 2, LOAD_TRIES => 5, LOAD_PAUSE => 0.25 };
 # Autoscaling reads the scoreboard this often (seconds).
 use constant TICK => 0.25;
@@ -72,16 +74,10 @@ sub run {
 
     my %signal;
     $self->_scoreboard;               # mapped before the first fork
-    local $0 = $0 =~ /^kamado / ? $0 : "kamado master $0";    # what ps shows
-    # not local: a second TERM while the master returns must not kill it
-    @SIG{qw(TERM QUIT)} = (sub { $signal{stop} = 1 }) x 2;
-    $SIG{INT} = sub { $signal{stop} = $signal{now} = 1 };
-    $SIG{HUP}  = sub { $signal{restart} = 1 };
-    $SIG{TTIN} = sub { $signal{more}++ };
-    $SIG{TTOU} = sub { $signal{fewer}++ };
-    $SIG{USR1} = sub { $signal{reopen} = 1 };
-    $SIG{CHLD} = sub { $signal{child} = 1 };    # wakes the sleep below
-    $SIG{PIPE} = 'IGNORE';
+    local $0 = $0 =~ /^kamado / ? $0 : "kamado generation $self->{generation} $0";    # what ps shows
+    # not local: a second TERM while the generation returns must not kill it
+    Kamado::Process::catch_signals(\%signal, qw(TERM QUIT INT TTIN TTOU USR1 CHLD));
+    $SIG{HUP} = 'IGNORE';             # the supervisor's: it replaces whole generations
 
     # workers that stop accepting (request budget spent) say so here, so
     # their replacement starts while they drain
@@ -100,18 +96,13 @@ sub run {
             Kamado::ErrorLog->reopen;
             kill USR1 => keys $self->{children}->%*;
         }
-        if (delete $signal{restart}) {
-            $self->{log}->('HUP: replacing the workers');
-            $self->{generation}++;
-            kill TERM => keys $self->{children}->%*;
-        }
         $self->_resize(delete $signal{more}, delete $signal{fewer});
         $self->_reap(\$last_failure);
         if ($self->{load_failures} >= LOAD_TRIES) {
             my $why = "giving up: the app failed to load in $self->{load_failures} workers in a row";
             $self->{log}->($why);
             $self->{on_give_up}->($why) if $self->{on_give_up};
-            $self->_shutdown;
+            $self->_shutdown({});
             return 1;
         }
         $self->_autoscale if $self->autoscaling;
@@ -133,22 +124,22 @@ sub run {
             next;
         }
         delete $signal{child};
-        next if $signal{child} || $signal{stop} || $signal{restart} || $signal{more} || $signal{fewer} || $signal{reopen};
+        next if $signal{child} || $signal{stop} || $signal{more} || $signal{fewer} || $signal{reopen};
         vec(my $rin = '', fileno $notice_r, 1) = 1;
         # a signal or a notice ends the wait
         my $timeout = $missing && $wait < 1 ? $wait : 1;
         $timeout = min($timeout, max(0, $self->{next_tick} - Time::HiRes::time())) if $self->autoscaling;
         select $rin, undef, undef, $timeout;
     }
-    $self->_shutdown($signal{now});
+    $self->_shutdown(\%signal);
     return 0;
 }
 
 # --pool: one queue per pool, the default one first, each a SOCK_SEQPACKET
 # socket pair every worker inherits: a worker hands a request that belongs
 # to another pool, with its connection, to that pool's sending end; the
-# pool's workers take it from the receiving end. The master holds both
-# ends, so a queue outlives the workers that are replaced.
+# pool's workers take it from the receiving end. The generation holds
+# both ends, so a queue outlives the workers that are replaced.
 sub _make_queues {
     my ($self) = @_;
     my @queues;
@@ -230,30 +221,13 @@ sub _autoscale {
         $self->{workers}, $self->{workers} == 1 ? '' : 's');
 }
 
-# Signals are blocked across fork: one arriving before the worker has set
-# its own handlers would run the master's (which only sets a flag the
-# worker never looks at), and the worker would miss the master's one TERM.
-# (The supervisor forks its generations the same way.)
-my $FORK_SIGNALS = POSIX::SigSet->new(map { POSIX->can("SIG$_")->() } qw(TERM QUIT INT HUP TTIN TTOU USR1));
-
-# fork with those signals blocked: returns (pid, the mask before). The
-# parent has its mask back; the child restores it once its own handlers
-# are set.
-sub fork_signals_blocked {
-    my $old = POSIX::SigSet->new;
-    POSIX::sigprocmask(POSIX::SIG_BLOCK(), $FORK_SIGNALS, $old);
-    my $pid = fork;
-    POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old) if $pid || !defined $pid;
-    return ($pid, $old);
-}
-
 sub _spawn {
     my ($self, $pool) = @_;
     $pool //= 0;
-    my $master = $$;
+    my $generation = $$;
     my $slot = $self->_free_slot;
     $self->{scoreboard}->claim($slot, $self->{generation}) if defined $slot;
-    my ($pid, $old) = fork_signals_blocked();
+    my ($pid, $old) = Kamado::Process::fork_signals_blocked();
     if (!defined $pid) {
         $self->{log}->("Can't fork a worker: $!");
         $self->{scoreboard}->clear($slot) if defined $slot;
@@ -268,7 +242,7 @@ sub _spawn {
         }
         return;
     }
-    $self->_worker_main($master, $old, $slot, $pool);
+    $self->_worker_main($generation, $old, $slot, $pool);
 }
 
 # The lowest slot no worker holds, or undef when all are taken.
@@ -289,18 +263,17 @@ sub _release_slot {
 }
 
 sub _worker_main {
-    my ($self, $master, $mask, $slot, $pool) = @_;
+    my ($self, $generation, $mask, $slot, $pool) = @_;
     my ($server, $stop);
     my $name = $pool ? " $self->{pools}[$pool - 1]{name}" : '';
-    $0 =~ s/^kamado (?:master|generation \d+)/kamado worker$name/;
-    # a stop that comes while the app loads is acted on once the server exists
+    $0 =~ s/^kamado generation \d+/kamado worker$name/;
+    # the worker's column of the signal table (Kamado::Process); a stop
+    # that comes while the app loads is acted on once the server exists
     $SIG{$_} = sub { $stop = 1; $server->stop if $server } for qw(TERM QUIT);
     $SIG{INT} = sub { POSIX::_exit(0) };    # at once, mid-request or not
-    $SIG{$_} = 'IGNORE' for qw(HUP TTIN TTOU);    # the master's business
+    $SIG{$_} = 'IGNORE' for qw(HUP TTIN TTOU);    # the generation's business
     $SIG{USR1} = sub { Kamado::ErrorLog->reopen };
-    POSIX::sigprocmask(POSIX::SIG_SETMASK(), $mask);
-    Kamado::set_parent_death_signal(POSIX::SIGTERM());
-    POSIX::_exit(0) if getppid != $master;    # it died before the line above
+    Kamado::Process::started($generation, $mask);
     $SIG{CHLD} = 'DEFAULT';
     srand;                             # every worker its own random sequence
     my $notice = $self->{notice_w};
@@ -332,12 +305,12 @@ sub _worker_main {
         $self->{log}->("worker failed: $@");
         1;
     };
-    POSIX::_exit($status);             # never run the master's END blocks
+    POSIX::_exit($status);             # never run the generation's END blocks
 }
 
 sub _read_notices {
     my ($self, $fh) = @_;
-    my $notices = read_waiting($fh);
+    my $notices = Kamado::Process::read_waiting($fh);
     while ($notices =~ /^(retire|loaded) (\d+)$/mg) {
         if ($1 eq 'loaded') {
             $self->{load_failures} = 0;
@@ -346,18 +319,6 @@ sub _read_notices {
             $self->{children}{$2} = 0;    # retired: its replacement starts now
         }
     }
-}
-
-# What a pipe holds now, without waiting (its notices are single short
-# writes, so whole lines). The supervisor reads its generations' word so.
-sub read_waiting {
-    my ($fh) = @_;
-    my $got = '';
-    vec(my $rin = '', fileno $fh, 1) = 1;
-    while (select(my $rout = $rin, undef, undef, 0) > 0) {
-        sysread($fh, $got, 4096, length $got) or last;
-    }
-    return $got;
 }
 
 sub _reap {
@@ -371,7 +332,7 @@ sub _reap {
             # (only workers that load the app exit with it for that reason;
             # each one that loaded said so, which resets the count)
             $self->{load_failures}++ if $? >> 8 == LOAD_FAILED && !$self->{app};
-            $self->{log}->("worker $pid exited with " . ($? & 127 ? 'signal ' . ($? & 127) : 'status ' . ($? >> 8))
+            $self->{log}->("worker $pid exited with " . Kamado::Process::how($?)
                 . (($? & 127) == POSIX::SIGVTALRM() ? ' (killed by --request-timeout)' : ''));
         }
     }
@@ -379,30 +340,20 @@ sub _reap {
 
 # TERM, QUIT: workers finish what they are serving, then exit; those still
 # busy after --graceful-timeout are killed (a stuck request must not keep a
-# deploy waiting for ever), and the log names them. INT ($now): workers
-# exit at once.
+# deploy waiting for ever), and the log names them. INT ($signal->{now},
+# before or during the drain): workers exit at once.
 sub _shutdown {
-    my ($self, $now) = @_;
-    my $children = $self->{children};
-    kill $now ? 'INT' : 'TERM', keys %$children;
-    my $deadline = Time::HiRes::time() + $self->{graceful_timeout};
-    while (%$children) {
-        my $pid = waitpid(-1, WNOHANG);
-        last if $pid < 0;
-        if ($pid > 0) {
-            delete $children->{$pid};
-            $self->_release_slot($pid);
-            next;
-        }
-        if ($self->{graceful_timeout} > 0 && Time::HiRes::time() >= $deadline) {
-            my @left = sort { $a <=> $b } keys %$children;
+    my ($self, $signal) = @_;
+    Kamado::Process::stop_children(
+        children => $self->{children},
+        flags    => $signal,
+        timeout  => $self->{graceful_timeout},
+        on_reap  => sub { $self->_release_slot($_[0]) },
+        on_timeout => sub {
             $self->{log}->("graceful timeout ($self->{graceful_timeout} s): killing worker"
-                . (@left > 1 ? 's ' : ' ') . join(', ', @left));
-            kill KILL => @left;
-            $deadline = 'inf';
-        }
-        Time::HiRes::sleep(0.05);    # SIGCHLD cuts it short
-    }
+                . (@_ > 1 ? 's ' : ' ') . join(', ', @_));
+        },
+    );
 }
 
 # --workers 0: serve in this process (debugging, profiling).
@@ -427,16 +378,14 @@ __END__
 
 =head1 NAME
 
-Kamado::Prefork - one generation's master: forks, watches and replaces
-workers
+Kamado::Prefork - a generation: forks, watches and replaces its workers
 
 =head1 DESCRIPTION
 
 Runs in a generation process under L<Kamado::Supervisor> (or, with
 C<--workers 0>, serves in the process itself). The signals below are the
-ones the supervisor passes on.
-
-=head1 DESCRIPTION
+ones the supervisor passes on; the table of all three processes is in
+L<Kamado::Process>.
 
 Forks C<workers> workers (a fixed pool), or autoscales between
 C<min_workers> and C<max_workers>, and replaces workers that exit. Before
@@ -447,8 +396,8 @@ reaps it.
 
 =head1 AUTOSCALING
 
-With C<max_workers> set (C<--min-workers>, C<--max-workers>), the master
-starts C<min_workers> workers and reads the scoreboard four times a
+With C<max_workers> set (C<--min-workers>, C<--max-workers>), the
+generation starts C<min_workers> workers and reads the scoreboard four times a
 second. When every current worker is busy (state C<reading>, C<app> or
 C<writing>) it adds one, up to C<max_workers> ("scaling up to N workers:
 all M busy"); a worker still starting is not busy, so the next is added
@@ -468,17 +417,16 @@ counted.
 Stop accepting; every worker finishes the requests it is serving (and the
 pipelined ones it already received), then exits; workers still busy after
 C<graceful_timeout> seconds (C<--graceful-timeout>) are killed; then the
-master exits.
+generation exits.
 
 =item INT
 
 Stop at once: the workers exit in the middle of what they are doing, then
-the master exits.
+the generation exits. An INT during the drain after TERM does the same.
 
 =item HUP
 
-Replace the workers with new ones, forked from the same code. (The
-supervisor does not send it: its HUP replaces the whole generation.)
+Ignored: the supervisor's HUP replaces the whole generation.
 
 =item USR1
 

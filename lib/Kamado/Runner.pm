@@ -139,8 +139,8 @@ sub _is_app {
     return ref $app eq 'CODE' || (Scalar::Util::blessed($app) && overload::Method($app, '&{}'));
 }
 
-# Binds (or inherits) the listeners and runs the master: a
-# Kamado::Supervisor over generations of workers (app => an app already
+# Binds (or inherits) the listeners and runs the supervisor
+# (Kamado::Supervisor) over generations of workers (app => an app already
 # loaded, as plackup gives it, or loader => code that loads it).
 sub serve {
     my ($class, $opt, %app) = @_;
@@ -188,6 +188,7 @@ sub serve {
             prefork_args => \%prefork,
             loader       => $loader,
             preload      => $opt->{preload} || !$app{loader},
+            load_timeout => $opt->{load_timeout},
             on_ready     => $on_ready,
         )->run;
     }

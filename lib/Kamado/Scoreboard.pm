@@ -14,7 +14,7 @@ Kamado::Scoreboard - what each worker is doing, in shared memory
 
 =head1 SYNOPSIS
 
-    # the master, before forking
+    # the generation, before forking
     my $board = Kamado::Scoreboard->new(16, '/run/kamado.scoreboard');
     $board->claim($slot, $generation);    # then fork; in the parent:
     $board->set_pid($slot, $pid);
@@ -29,7 +29,7 @@ Kamado::Scoreboard - what each worker is doing, in shared memory
 
 =head1 DESCRIPTION
 
-One shared mapping, made by the master before it forks, with a fixed-size
+One shared mapping, made by the generation before it forks, with a fixed-size
 slot per possible worker. A worker's event loop (C) writes its own slot
 with plain stores, the state last; readers may see a request line torn
 while it changes. See L<kamado/SCOREBOARD> for what the fields mean.
@@ -60,12 +60,12 @@ C<connections>, C<requests>, C<seconds> (in this state) and C<request>.
 
 The number of slots; the pid of the process that made the scoreboard:
 the generation process whose workers these are (under kamado, its
-parent is the master to signal). A new generation (HUP) makes a new
+parent is the supervisor to signal). A new generation (HUP) makes a new
 scoreboard, renamed over a B<--scoreboard> file.
 
 =item claim(SLOT, GENERATION), set_pid(SLOT, PID), clear(SLOT)
 
-The master's writes: a slot for a worker about to be forked (state
+The generation's writes: a slot for a worker about to be forked (state
 C<starting>), its pid once forked, and a free slot after it was reaped.
 
 =back
@@ -74,7 +74,7 @@ C<starting>), its pid once forked, and a free slot after it was reaped.
 
 Native byte order and alignment. A 64-byte header: the 8 bytes
 C<KAMADOSB>, then 32-bit unsigned version (1), number of slots, slot size
-(128), header size (64), and the master's pid (signed). Then the slots, 128
+(128), header size (64), and the generation's pid (signed). Then the slots, 128
 bytes each:
 
     offset  size

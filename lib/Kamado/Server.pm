@@ -8,6 +8,7 @@ use Kamado;
 use Kamado::DeferredInput;
 use Kamado::Writer;
 use Plack::Util;
+use POSIX ();
 use Scalar::Util ();
 use Stream::Buffered;
 use Time::HiRes ();
@@ -64,6 +65,7 @@ sub run {
     );
     $loop->set_pools(@{ $self->{pools} }{qw(routes mine recv_fd listen)}) if $self->{pools};
     $self->{loop} = $loop;
+    $self->{pid} = Kamado::current_pid();    # the worker (see _forked)
     # the engine reports its state there itself: no Perl call per request
     $loop->scoreboard($self->{scoreboard}, $self->{slot}) if $self->{scoreboard} && defined $self->{slot};
     local $SIG{PIPE} = 'IGNORE';
@@ -149,8 +151,8 @@ sub _over_rss {
 # idle keep-alive connection outright races with a client sending on it),
 # and, on a stop, the connections waiting in this worker's pool queue. The
 # engine's deadlines bound it: an idle connection gets 1 s, a partial
-# request its --header-timeout or --read-timeout; after TERM the master's
-# --graceful-timeout bounds the whole.
+# request its --header-timeout or --read-timeout; after TERM the
+# generation's --graceful-timeout bounds the whole.
 sub _drain {
     my ($self) = @_;
     my $loop = $self->{loop};
@@ -181,6 +183,7 @@ sub handle_request {
     my $cleanup = $env->{'psgix.cleanup.handlers'} = [];
 
     my $res = eval { $self->{app}->($env) };
+    _forked() if Kamado::current_pid() != $self->{pid};
     $self->stop if $env->{'psgix.harakiri.commit'};
     if ($body_kind && $self->{body_failed}) {
         # a deferred body failed: its 408/413/400 is sent, the app's answer is not
@@ -382,6 +385,7 @@ sub _respond_delayed {
     my $ok = eval {
         $code->(sub {
             my ($res) = @_;
+            _forked() if Kamado::current_pid() != $self->{pid};
             die "responder called twice\n" if $called++;
             die "response is not an array\n" if ref $res ne 'ARRAY';
             if (@$res == 3) {
@@ -396,6 +400,7 @@ sub _respond_delayed {
         });
         1;
     };
+    _forked() if Kamado::current_pid() != $self->{pid};
     if (!$ok) {
         _log_error($env, "app died: $@");
         if ($writer) {
@@ -412,6 +417,13 @@ sub _respond_delayed {
         # a blocking server cannot outlive the app's call: end the body
         $writer->close;
     }
+}
+
+# A process the app forked has returned into the server: the connection
+# and the request loop are the worker's, so it ends here, at once, without
+# a byte to the client, the worker's cleanup or its END blocks.
+sub _forked {
+    POSIX::_exit(0);
 }
 
 sub _invalid_response {
@@ -452,5 +464,11 @@ Serves PSGI requests on already-bound listeners until C<stop> is called or
 C<max_requests> have been served, then answers the pipelined requests it
 already received and closes its connections. The process manager
 (L<Kamado::Prefork>) runs one per worker.
+
+A process the app forks that returns into the server (from the app, or
+through the responder of a delayed response) exits there at once with
+status 0: it writes nothing to the connection and never serves as a
+worker; a streaming writer used in such a process does nothing. A child
+that exits by itself is not affected.
 
 =cut

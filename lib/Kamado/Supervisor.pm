@@ -8,16 +8,24 @@ use Time::HiRes ();
 use Kamado;
 use Kamado::ErrorLog;
 use Kamado::Prefork;
+use Kamado::Process;
 
 # The process kamado's users signal. It never loads the application: it
 # forks a generation, a process that loads the app afresh (its modules
 # are not in the supervisor, so they are compiled from the files on disk
-# again) and runs a Kamado::Prefork master over its workers. HUP starts a
+# again) and runs Kamado::Prefork over its workers. HUP starts a
 # new generation next to the serving one, and only once the new one serves
 # is the old one told to drain (TERM): both accept on the same listening
 # sockets meanwhile, so no connection is refused. When the new code fails
 # to load, the old generation keeps serving and the error is logged.
 # Signal handlers only set flags; the loop in run() acts on them.
+#
+# Each generation leads a process group of its own (its workers are in
+# it), so a generation that must go is killed with everything it started:
+# one that has not served within --load-timeout, and draining ones beyond
+# MAX_DRAINING or DRAIN_SLACK seconds past --graceful-timeout (their own
+# deadline has failed them).
+use constant { MAX_DRAINING => 2, DRAIN_SLACK => 5 };
 
 sub new {
     my ($class, %args) = @_;
@@ -26,6 +34,7 @@ sub new {
         loader       => $args{loader},         # returns the app; dies on failure
         preload      => $args{preload},        # load in the generation, or in each worker
         on_ready     => $args{on_ready},       # once the first generation serves
+        load_timeout => $args{load_timeout} // 60,    # seconds; 0: none
         log          => $args{log} || sub { print STDERR "[kamado] [$$] @_\n" },
         generations  => {},                    # pid => { number, status pipe, state }
         number       => 0,
@@ -37,15 +46,8 @@ sub new {
 sub run {
     my ($self) = @_;
     my %signal;
-    local $0 = "kamado master $0";
-    @SIG{qw(TERM QUIT)} = (sub { $signal{stop} = 1 }) x 2;
-    $SIG{INT}  = sub { $signal{stop} = $signal{now} = 1 };
-    $SIG{HUP}  = sub { $signal{reload} = 1 };
-    $SIG{TTIN} = sub { $signal{TTIN}++ };
-    $SIG{TTOU} = sub { $signal{TTOU}++ };
-    $SIG{USR1} = sub { $signal{USR1}++ };
-    $SIG{CHLD} = sub { $signal{child} = 1 };
-    $SIG{PIPE} = 'IGNORE';
+    local $0 = "kamado supervisor $0";
+    Kamado::Process::catch_signals(\%signal, keys %Kamado::Process::FLAG);
 
     my $first = $self->_start_generation;
     my ($ready, $why, $status) = $self->_wait_for($first, \%signal);
@@ -71,17 +73,18 @@ sub run {
                 $self->{pending} = $self->_start_generation;
             }
         }
-        if (delete $signal{USR1}) {
+        if (delete $signal{reopen}) {
             $self->{log}->('USR1: reopened ' . Kamado::ErrorLog->path)
                 if Kamado::ErrorLog->path && Kamado::ErrorLog->reopen;
             kill USR1 => $_ for keys $self->{generations}->%*;    # old ones log too
         }
         for my $sig (qw(TTIN TTOU)) {
-            my $n = delete $signal{$sig} or next;
+            my $n = delete $signal{ $Kamado::Process::FLAG{$sig} } or next;
             # (lost while no generation serves: never kill 0, the group)
             kill $sig => $self->{current} for $self->{current} ? 1 .. $n : ();
         }
         $self->_check_pending;
+        $self->_enforce_deadlines;
         my $status = $self->_reap;
         if (defined $status) {
             # the serving generation ended by itself: it gave up (its
@@ -108,11 +111,16 @@ sub _start_generation {
     my ($self) = @_;
     my $number = ++$self->{number};
     pipe(my $status_r, my $status_w) or die "kamado: can't create a pipe: $!\n";
-    my ($pid, $old) = Kamado::Prefork::fork_signals_blocked();
+    my ($pid, $old) = Kamado::Process::fork_signals_blocked();
     die "kamado: can't fork a generation: $!\n" unless defined $pid;
+    # its own process group (see above), set in both processes: the group
+    # exists whichever of them runs first
+    POSIX::setpgid($pid, 0);
     if ($pid) {
         close $status_w;
-        $self->{generations}{$pid} = { number => $number, status => $status_r, said => '' };
+        $self->{generations}{$pid} = {
+            number => $number, status => $status_r, said => '', started => Time::HiRes::time(),
+        };
         return $pid;
     }
     close $status_r;
@@ -123,14 +131,12 @@ sub _start_generation {
 sub _generation_main {
     my ($self, $number, $status_w, $mask) = @_;
     my $supervisor = getppid;
-    $0 =~ s/^kamado master/kamado generation $number/;
+    $0 =~ s/^kamado supervisor/kamado generation $number/;
     # until Prefork sets its own: a stop while loading ends the load
     $SIG{$_} = 'DEFAULT' for qw(TERM QUIT INT);
     $SIG{$_} = 'IGNORE' for qw(HUP TTIN TTOU USR1);
     $SIG{CHLD} = 'DEFAULT';
-    POSIX::sigprocmask(POSIX::SIG_SETMASK(), $mask);
-    Kamado::set_parent_death_signal(POSIX::SIGTERM());
-    POSIX::_exit(0) if getppid != $supervisor;
+    Kamado::Process::started($supervisor, $mask);
     my $app;
     if ($self->{preload}) {
         $app = eval { $self->{loader}->() };
@@ -163,11 +169,12 @@ sub _wait_for {
     until ($signal->{stop}) {
         my $said = $self->_read_status($gen);
         return 1 if $said =~ /^ready$/m;
+        $self->_kill_slow_load($pid);
         if (waitpid($pid, WNOHANG) == $pid) {
             my $status = $?;
             delete $self->{generations}{$pid};
             $said = $self->_read_status($gen);
-            return (0, $said =~ s/\s+\z//r || 'the first generation exited with ' . _how($status), $status);
+            return (0, $gen->{why} || $said =~ s/\s+\z//r || 'the first generation exited with ' . Kamado::Process::how($status), $status);
         }
         vec(my $rin = '', fileno $gen->{status}, 1) = 1;
         select $rin, undef, undef, 0.2;
@@ -178,7 +185,7 @@ sub _wait_for {
 # Everything the generation wrote on its status pipe so far.
 sub _read_status {
     my ($self, $gen) = @_;
-    return $gen->{said} .= Kamado::Prefork::read_waiting($gen->{status});
+    return $gen->{said} .= Kamado::Process::read_waiting($gen->{status});
 }
 
 # The new generation serves: the old one drains. Or it failed: the old
@@ -192,8 +199,51 @@ sub _check_pending {
     if (my $old = $self->{current}) {
         $self->{log}->("generation $gen->{number} serves; generation $self->{generations}{$old}{number} finishes its requests and exits");
         kill TERM => $old;
+        $self->{generations}{$old}{draining} = Time::HiRes::time();
     }
     $self->{current} = $pid;
+}
+
+# The deadlines of generations that are not the serving one: loading
+# (--load-timeout) and draining (MAX_DRAINING, --graceful-timeout).
+sub _enforce_deadlines {
+    my ($self) = @_;
+    $self->_kill_slow_load($self->{pending}) if $self->{pending};
+    my $gens = $self->{generations};
+    my @draining = sort { $gens->{$a}{draining} <=> $gens->{$b}{draining} }
+        grep { $gens->{$_}{draining} && !$gens->{$_}{killed} } keys %$gens;
+    my $grace = $self->{prefork_args}{graceful_timeout} // 25;
+    my $now = Time::HiRes::time();
+    while (my $pid = shift @draining) {
+        my $gen = $gens->{$pid};
+        if (@draining >= MAX_DRAINING) {
+            $self->_kill_generation($pid, 'more than ' . MAX_DRAINING . ' generations are draining');
+        } elsif ($grace > 0 && $now > $gen->{draining} + $grace + DRAIN_SLACK) {
+            $self->_kill_generation($pid, sprintf 'still draining %.0f s after TERM (--graceful-timeout %s)',
+                $now - $gen->{draining}, $grace);
+        }
+    }
+}
+
+# A generation that has not said "ready" within --load-timeout is stuck
+# (in a BEGIN block, on a lock, on the network): it is killed, so that the
+# next HUP can start another.
+sub _kill_slow_load {
+    my ($self, $pid) = @_;
+    my $gen = $self->{generations}{$pid} or return;
+    my $limit = $self->{load_timeout} or return;
+    return if $gen->{killed} || Time::HiRes::time() < $gen->{started} + $limit;
+    $self->_kill_generation($pid, "not loaded within --load-timeout $limit s");
+    $gen->{why} = "killed: not loaded within --load-timeout $limit s";
+}
+
+# KILL to generation $pid and every process of its group (its workers).
+sub _kill_generation {
+    my ($self, $pid, $why) = @_;
+    my $gen = $self->{generations}{$pid};
+    $self->{log}->("killing generation $gen->{number} and its workers: $why");
+    kill -9, $pid;
+    $gen->{killed} = 1;
 }
 
 # Returns the wait status of the current generation when it ended.
@@ -207,46 +257,27 @@ sub _reap {
             delete $self->{pending};
             my $said = $self->_read_status($gen) =~ s/\s+\z//r;
             $self->{log}->("generation $gen->{number} failed to start ("
-                . ($said || _how($status)) . ')'
+                . ($gen->{why} || $said || Kamado::Process::how($status)) . ')'
                 . ($self->{current} ? "; generation $self->{generations}{$self->{current}}{number} keeps serving" : ''));
         } elsif ($self->{current} && $pid == $self->{current}) {
             delete $self->{current};
             my $said = $self->_read_status($gen) =~ s/\Aready\n//r =~ s/\s+\z//r;
-            $self->{log}->("generation $gen->{number} exited with " . _how($status) . ($said ? ": $said" : ''));
+            $self->{log}->("generation $gen->{number} exited with " . Kamado::Process::how($status) . ($said ? ": $said" : ''));
             $current_status = $status;
         } else {
-            $self->{log}->("generation $gen->{number} has finished" . ($status ? ' (' . _how($status) . ')' : ''));
+            $self->{log}->("generation $gen->{number} has finished" . ($status ? ' (' . Kamado::Process::how($status) . ')' : '')
+                . ($gen->{killed} ? ', killed' : ''));
         }
     }
     return $current_status;
 }
 
-sub _how {
-    my ($status) = @_;
-    return $status & 127 ? 'signal ' . ($status & 127) : 'status ' . ($status >> 8);
-}
-
 # TERM or INT to every generation (each drains or stops its workers as
-# Kamado::Prefork does), then wait for them all; an INT while they drain
-# stops them at once.
+# Kamado::Prefork does, within --graceful-timeout), then wait for them
+# all; an INT while they drain stops them at once.
 sub _stop_all {
     my ($self, $signal) = @_;
-    my $gens = $self->{generations};
-    my $sent = $signal->{now} ? 'INT' : 'TERM';
-    kill $sent, keys %$gens;
-    while (%$gens) {
-        if ($signal->{now} && $sent ne 'INT') {
-            kill INT => keys %$gens;
-            $sent = 'INT';
-        }
-        my $pid = waitpid(-1, WNOHANG);
-        last if $pid < 0;
-        if ($pid > 0) {
-            delete $gens->{$pid};
-            next;
-        }
-        Time::HiRes::sleep(0.05);           # SIGCHLD cuts it short
-    }
+    Kamado::Process::stop_children(children => $self->{generations}, flags => $signal);
 }
 
 1;
@@ -254,27 +285,39 @@ __END__
 
 =head1 NAME
 
-Kamado::Supervisor - the master process: loads the app in generations and
-replaces them on HUP
+Kamado::Supervisor - the supervisor process: loads the app in
+generations and replaces them on HUP
 
 =head1 DESCRIPTION
 
-    kamado master app.psgi              (this module: signals, generations)
+    kamado supervisor app.psgi          (this module: signals, generations)
      \_ kamado generation 1 app.psgi    (Kamado::Prefork: the app, workers)
          \_ kamado worker app.psgi
          \_ kamado worker app.psgi
 
 The supervisor never loads the application, so each generation compiles
 it from the files on disk: HUP loads new code even when the app is
-preloaded (where Starman's HUP only re-forks workers from the code the
-master already holds). Modules loaded before the app (C<-M>) stay as the
+preloaded (where Starman's HUP only re-forks workers from the code its
+master process already holds). Modules loaded before the app (C<-M>) stay as the
 supervisor loaded them.
 
 =head1 SIGNALS
 
-TERM, QUIT and INT go to every generation (see L<Kamado::Prefork>); HUP
-starts a new generation and, once it serves, tells the old one to drain;
+The table is in L<Kamado::Process>. TERM, QUIT and INT go to every
+generation (see L<Kamado::Prefork>); HUP (reload) starts a new generation
+and, once it serves, tells the old one to drain;
 TTIN, TTOU and USR1 go to the serving generation, and USR1 also reopens
 C<--error-log> in the supervisor.
+
+=head1 DEADLINES
+
+Each generation leads a process group with its workers. A generation
+that has not served within C<load_timeout> seconds (C<--load-timeout>,
+default 60; 0: none) is killed with its group (KILL) and logged; after HUP
+the serving one goes on and the next HUP loads again, at start kamado
+exits with the error. At most two generations drain at once: when a third
+would, the oldest draining one is killed with its workers, cutting off
+the requests they were serving; one still draining 5 s after
+C<--graceful-timeout> is killed too.
 
 =cut

@@ -5,16 +5,19 @@ use warnings;
 
 # The writer object of a PSGI streaming response: write() sends a piece of
 # the body (chunked when the client speaks HTTP/1.1 and no Content-Length
-# was given), close() ends the body and the request.
+# was given), close() ends the body and the request. In a process the app
+# forked, both do nothing: the connection is the worker's.
+
+use Kamado ();
 
 sub new {
     my ($class, $loop, $fd, $alive) = @_;
-    return bless { loop => $loop, fd => $fd, alive => $alive, closed => 0 }, $class;
+    return bless { loop => $loop, fd => $fd, alive => $alive, closed => 0, pid => Kamado::current_pid() }, $class;
 }
 
 sub write {
     my ($self, $data) = @_;
-    return if $self->{closed} || !$self->{alive} || !defined $data;
+    return if $self->{closed} || !$self->{alive} || !defined $data || Kamado::current_pid() != $self->{pid};
     # a client that went away makes further writes no-ops, not errors;
     # characters instead of bytes are the app's error
     my $ok = $self->{loop}->write_body($self->{fd}, $data);
@@ -25,7 +28,7 @@ sub write {
 
 sub close {
     my ($self) = @_;
-    return if $self->{closed}++;
+    return if Kamado::current_pid() != $self->{pid} || $self->{closed}++;
     if ($self->{alive}) {
         $self->{loop}->write_end($self->{fd});
     } else {
@@ -38,7 +41,7 @@ sub close {
 # truncated body, never a complete-looking one.
 sub abort {
     my ($self) = @_;
-    return if $self->{closed}++;
+    return if Kamado::current_pid() != $self->{pid} || $self->{closed}++;
     $self->{loop}->close_conn($self->{fd});
     return;
 }

@@ -1,7 +1,7 @@
 # An option with a missing or invalid value makes kamado exit non-zero at
 # once with a one-line message naming the option (or the bad address),
 # before it serves anything: including a negative --workers, which would
-# otherwise leave a master that accepts connections and never answers;
+# otherwise leave a server that accepts connections and never answers;
 # autoscaling bounds the wrong way round; a scoreboard file that cannot be
 # created.
 use strict;

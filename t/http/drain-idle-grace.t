@@ -1,4 +1,4 @@
-# A worker that stops (harakiri, or TERM to the master) does not drop its
+# A worker that stops (harakiri, or TERM to the supervisor) does not drop its
 # idle keep-alive connections at once, which would race with a client
 # about to send on one: each gets about a second more (DRAIN_IDLE in
 # src/kd_conn.c, counted from when it went idle) in which a request is

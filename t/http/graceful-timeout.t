@@ -1,5 +1,5 @@
 # --graceful-timeout: after TERM, a worker still busy with a request past
-# the timeout is killed, the log names it, and the master exits 0. A
+# the timeout is killed, the log names it, and kamado exits 0. A
 # request that ends within the timeout is answered whole (term-in-flight.t).
 use strict;
 use warnings;
@@ -15,7 +15,7 @@ syswrite $c, "GET /stuck HTTP/1.1\r\nHost: x\r\n\r\n";
 ok wait_for_file($server->{started}), 'the request is in the app';
 my $t0 = Time::HiRes::time();
 kill TERM => $server->pid;
-is $server->wait_exit(15), 0, 'the master exits with status 0';
+is $server->wait_exit(15), 0, 'kamado exits with status 0';
 my $took = Time::HiRes::time() - $t0;
 cmp_ok $took, '>=', 0.9, sprintf 'not before the graceful timeout (%.2f s)', $took;
 cmp_ok $took, '<', 5, 'but soon after it, not when the app would have finished (60 s)';

@@ -1,7 +1,7 @@
 # --request-timeout: an app past the deadline is interrupted (a die) and
 # the client gets 504, the log naming the request, and the worker goes on;
 # an app that swallows the die is ended by the kernel 2 s later, its client
-# sees the connection close, and the master replaces the worker. Other
+# sees the connection close, and the generation replaces the worker. Other
 # requests are served meanwhile.
 use strict;
 use warnings;
@@ -51,7 +51,7 @@ subtest 'an app that swallows the soft stop is killed' => sub {
     my $deadline = Time::HiRes::time() + 5;
     Time::HiRes::sleep(0.02) until $server->log =~ /killed by --request-timeout/ || Time::HiRes::time() > $deadline;
     like $server->log, qr{GET /stubborn HTTP/1\.1: past --request-timeout \(1 s\): interrupting it}, 'the log names the request';
-    like $server->log, qr/worker \d+ exited with signal \d+ \(killed by --request-timeout\)/, 'the master says why the worker died';
+    like $server->log, qr/worker \d+ exited with signal \d+ \(killed by --request-timeout\)/, 'the generation says why the worker died';
     my $after = read_response($server->send_get('/after'), timeout => 5);
     is $after && $after->{status}, 200, 'and requests are served after';
 };

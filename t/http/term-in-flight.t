@@ -1,4 +1,4 @@
-# TERM (or QUIT) to the master while a request is in the app: the request completes
+# TERM (or QUIT) to the supervisor while a request is in the app: the request completes
 # with its whole 200 response (marked Connection: close), then the server
 # exits with status 0. Sequenced by events only: the app says it started
 # (a file), the test sends TERM, the app sees the worker's TERM (it wraps

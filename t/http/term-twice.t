@@ -1,6 +1,6 @@
 # An impatient TERM, sent again and again until the server is gone (as a
-# supervisor or an operator may do), still ends in exit status 0: the
-# master must not be killed by a TERM that arrives while it exits.
+# service manager or an operator may do), still ends in exit status 0: the
+# supervisor must not be killed by a TERM that arrives while it exits.
 use strict;
 use warnings;
 use lib 't/lib';

@@ -1,11 +1,11 @@
 # --min-workers 1 --max-workers 3 --max-worker-idle 1: three requests held
-# in the app one after another make the master add a worker each time all
+# in the app one after another make the generation add a worker each time all
 # are busy, up to 3 and no further; all three are answered once released;
 # idle again, the workers are retired down to 1, the one holding a
 # keep-alive connection (opened before the third request) last, and that
 # connection still works. TTIN and
 # TTOU stay within the bounds. Steps wait for the scoreboard, log lines
-# and the count of the master's children, never a fixed time.
+# and the count of the generation's children, never a fixed time.
 use strict;
 use warnings;
 use lib 't/lib';
@@ -36,7 +36,7 @@ sub count { my ($state) = @_; scalar grep { $_ eq $state } states() }
 sub lines { my ($re) = @_; my @l = $server->log =~ /$re/mg; scalar @l }
 sub workers { scalar $server->workers }
 
-like $server->log, qr/with 1 to 3 workers/, 'the master says the bounds';
+like $server->log, qr/with 1 to 3 workers/, 'kamado says the bounds';
 ok eventually(sub { workers() == 1 && count('idle') == 1 }), 'one worker to begin with';
 
 my (@held, $keep, $keeper);

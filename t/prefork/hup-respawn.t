@@ -1,4 +1,4 @@
-# The master replaces a worker that dies, and HUP replaces every worker,
+# The generation replaces a worker that dies, and HUP replaces every worker,
 # while requests keep being answered.
 use strict;
 use warnings;
@@ -26,7 +26,7 @@ sub pids_seen {
 my $victim = worker_pid();
 like $victim, qr/^\d+\z/, 'a worker answers';
 kill KILL => $victim;
-# gone, or a zombie the master has yet to reap
+# gone, or a zombie the generation has yet to reap
 sub gone { my $pid = shift; open my $f, '<', "/proc/$pid/stat" or return 1; <$f> =~ /\) Z / }
 wait_until { gone($victim) } 'the killed worker is gone';
 wait_until { my $p = worker_pid(); defined $p && $p != $victim } 'a request is served after the kill';
@@ -43,6 +43,6 @@ my $after = pids_seen(40);
 ok !$after->{error}, 'no errors after HUP';
 is scalar(grep { $_ ne 'error' } keys %$after) <= 2, 1, 'still at most two workers';
 
-is $server->stop, 0, 'TERM: the master exits with status 0';
+is $server->stop, 0, 'TERM: kamado exits with status 0';
 unlike $server->log, qr/exited with signal (?!9\b)/, 'no worker died of a signal other than the KILL';
 done_testing;

@@ -1,6 +1,6 @@
 # A worker killed with KILL while it serves a request, under load: only
 # that request fails (its connection closes without an answer), the other
-# clients are served throughout, the master logs it and starts a
+# clients are served throughout, the generation logs it and starts a
 # replacement.
 use strict;
 use warnings;
@@ -59,7 +59,7 @@ until (Time::HiRes::time() > $deadline) {
     Time::HiRes::sleep(0.02);
 }
 ok @workers == 2 && !grep({ $_ == $victim } @workers), 'a replacement runs beside the survivor';
-like $server->log, qr/worker \Q$victim\E exited with signal 9/, 'the master logged the death';
+like $server->log, qr/worker \Q$victim\E exited with signal 9/, 'the generation logged the death';
 ok $load->wait_for_requests(500) && $keepalive->wait_for_requests(500), 'the load went on';
 $load->stop_ok("new connections", 500);
 $keepalive->stop_ok("keep-alive", 500);

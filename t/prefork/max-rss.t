@@ -10,7 +10,7 @@ use Kamado::Test qw(start_server read_response);
 
 my $server = start_server(workers => 1, args => ['--max-rss', 150], app => <<'APP');
 my @hoard;
-my $mb = 200;    # a variable: a constant 'x' x N would be built at compile time, in the master
+my $mb = 200;    # a variable: a constant 'x' x N would be built at compile time, in the generation
 sub {
     my $env = shift;
     push @hoard, 'x' x ($mb * 1024 * 1024) if $env->{PATH_INFO} eq '/grow';    # kept: the worker grows

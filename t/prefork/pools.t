@@ -36,7 +36,7 @@ sub env_of {
     return { map { /^([^=]*)=(.*)$/ ? ($1 => $2) : () } split /\n/, $res->{body} };
 }
 
-# Waits until the master runs $n workers, $pool of them named for pool ai;
+# Waits until the generation runs $n workers, $pool of them named for pool ai;
 # returns the set of the ai pool's pids.
 sub pool_pids {
     my ($server, $n, $pool) = @_;

@@ -46,7 +46,7 @@ APP
 
 my $board = Kamado::Scoreboard->attach($file);
 ok $board, 'the scoreboard file can be attached' or BAIL_OUT("attach $file: $!");
-is $board->master_pid, ($server->generations)[0], 'it names the master of these workers (the generation process)';
+is $board->master_pid, ($server->generations)[0], 'it names the generation process of these workers';
 is sprintf('%o', (stat $file)[2] & 07777), '600', 'readable by its owner only (request lines may hold secrets)';
 cmp_ok $board->size, '>=', 2, 'a slot per worker at least';
 
@@ -57,7 +57,7 @@ sub in_state { my ($state, $request) = @_; grep { $_->{state} eq $state && $_->{
 ok eventually(sub { (grep { $_->{state} eq 'idle' } slots()) == 2 }), 'two workers, idle'
     or diag explain [slots()];
 is_deeply [sort { $a <=> $b } map { $_->{pid} } slots()], [sort { $a <=> $b } $server->workers],
-    'their slots hold the pids of the master\'s children';
+    'their slots hold the pids of the generation\'s children';
 is_deeply [sort map { $_->{generation} } slots()], [1, 1], 'generation 1';
 
 # in the app; a long request line is cut at 95 bytes
@@ -137,17 +137,17 @@ ok eventually(sub {
     $replacement;
 }), 'its replacement has the same slot';
 is $replacement->{requests}, 0, 'which starts from 0 requests';
-ok +(grep { $_ == $replacement->{pid} } $server->workers), 'a worker of the master';
+ok +(grep { $_ == $replacement->{pid} } $server->workers), 'a worker of the generation';
 is scalar(slots()), 2, 'two slots in use';
 
 # HUP: a new generation makes its own scoreboard, renamed over the file
 # (the old one's workers finish in the old, unlinked one)
-my $old_master = $board->master_pid;
+my $old_generation = $board->master_pid;
 kill HUP => $server->pid;
 ok eventually(sub {
     my $new = Kamado::Scoreboard->attach($file) or return 0;
-    $board = $new if $new->master_pid != $old_master;
-    $board->master_pid != $old_master;
+    $board = $new if $new->master_pid != $old_generation;
+    $board->master_pid != $old_generation;
 }), 'after HUP, the file holds a new scoreboard';
 ok eventually(sub { my @s = slots(); @s == 2 && !grep { $_->{generation} != 2 || $_->{state} ne 'idle' } @s }),
     'after HUP, two idle workers of generation 2'

@@ -1,5 +1,5 @@
 # TTIN adds a worker, TTOU retires the newest one, never the last. Each
-# step waits for the master's log line, then (bounded) for the count of its
+# step waits for the generation's log line, then (bounded) for the count of its
 # children; requests are served throughout.
 use strict;
 use warnings;
@@ -29,7 +29,7 @@ for my $case (['TTIN', 3], ['TTIN', 4], ['TTOU', 3], ['TTOU', 2], ['TTOU', 1], [
     my $line = "TTIN/TTOU: $want worker" . ($want == 1 ? '' : 's');
     # the step-th such line of the log is this step's
     ok eventually(sub { my @l = $server->log =~ /^\[kamado\] \[\d+\] TTIN\/TTOU: .*$/mg; @l >= $step && $l[$step - 1] =~ /\Q$line\E$/ }),
-        "$signal: the master says '$line'";
+        "$signal: the generation says '$line'";
     ok eventually(sub { workers() == $want }), "$signal: $want worker(s) running";
     served_ok("after $signal, $want worker(s)");
 }

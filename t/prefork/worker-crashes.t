@@ -1,6 +1,6 @@
 # A worker that dies in the middle of a request, by an `exit` in the app, a
 # segfault or an abort() from C: only that request goes unanswered (its
-# connection closes), the master logs how the worker ended and replaces it,
+# connection closes), the generation logs how the worker ended and replaces it,
 # and the next requests are served.
 use strict;
 use warnings;
@@ -31,7 +31,7 @@ for my $case (['/exit', 'status 3'], ['/segv', 'signal 11'], ['/abort', 'signal 
     ok $how eq 'eof' || $how eq 'reset', "$path: the connection was closed ($how)";
     my $deadline = Time::HiRes::time() + 10;
     Time::HiRes::sleep(0.02) until (() = $server->log =~ /exited with/g) > $before || Time::HiRes::time() > $deadline;
-    like $server->log, qr/worker \d+ exited with \Q$how_logged\E$/m, "$path: the master logged it ($how_logged)";
+    like $server->log, qr/worker \d+ exited with \Q$how_logged\E$/m, "$path: the generation logged it ($how_logged)";
     my @served = grep { defined } map { pid_of_next() } 1 .. 10;
     is scalar @served, 10, "$path: the next requests are served";
     $deadline = Time::HiRes::time() + 10;

@@ -1,6 +1,6 @@
 # --error-log FILE takes the log and every process's STDERR (the app's
 # warnings too); after the file is moved away (logrotate), USR1 makes the
-# master, the generation and every worker reopen it.
+# supervisor, the generation and every worker reopen it.
 use strict;
 use warnings;
 use lib 't/lib';
@@ -30,11 +30,11 @@ like slurp($log), qr{^warned by \d+ for /a$}m, "the app's warning is in the file
 
 rename $log, "$log.1" or die;
 kill USR1 => $server->pid;
-wait_until { (slurp($log) // '') =~ /USR1: reopened \Q$log\E/ } 'USR1: the master reopens the file';
+wait_until { (slurp($log) // '') =~ /USR1: reopened \Q$log\E/ } 'USR1: the supervisor reopens the file';
 # every process's fd 2, seen from /proc
 sub stderr_of { readlink "/proc/$_[0]/fd/2" // '' }
 my @procs = ($server->pid, $server->generations, $server->workers);
-is scalar @procs, 4, 'a master, a generation, two workers';
+is scalar @procs, 4, 'a supervisor, a generation, two workers';
 wait_until { !grep { stderr_of($_) ne $log } @procs } 'all of them reopened it';
 my $old = slurp("$log.1");
 get("/c$_") for 1 .. 20;

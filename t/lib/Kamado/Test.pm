@@ -107,7 +107,7 @@ sub start_server {
 sub port { $_[0]{port} }
 sub pid  { $_[0]{pid} }
 
-# Waits until the master says it accepts (its first log line).
+# Waits until the supervisor says it accepts (its first log line).
 sub wait_ready {
     my ($self, $timeout) = @_;
     my $deadline = Time::HiRes::time() + ($timeout // 20);
@@ -119,7 +119,7 @@ sub wait_ready {
     die "kamado did not start:\n" . $self->log;
 }
 
-# The pids of the workers, from /proc: the master's grandchildren, under
+# The pids of the workers, from /proc: the supervisor's grandchildren, under
 # the generation that serves (or under each, while one replaces another).
 sub workers {
     my ($self) = @_;
