@@ -21,92 +21,82 @@ static size_t sb_len(unsigned nslots)
     return sizeof(kd_sb_header) + (size_t)nslots * sizeof(kd_sb_slot);
 }
 
-/* A new file next to path, of len bytes, with the mode (and, when allowed,
- * the group) of the file it will replace, else 0600: request lines can
- * carry secrets in their query strings. Its name is left in tmp. */
-static int new_file(const char *path, char *tmp, size_t tmp_size, size_t len)
+static int write_board(int fd, const kd_sb *sb)
 {
-    struct stat st;
-    int fd;
-    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-        errno = ELOOP;                /* a link in a shared directory: refuse it */
-        return -1;
+    const char *p = (const char *)sb->header;
+    size_t done = 0;
+    while (done < sb->map_len) {
+        ssize_t n = pwrite(fd, p + done, sb->map_len - done, (off_t)done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        done += (size_t)n;
     }
-    if ((size_t)snprintf(tmp, tmp_size, "%s.XXXXXX", path) >= tmp_size) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    fd = mkostemp(tmp, O_CLOEXEC);    /* mode 0600 */
-    if (fd < 0)
-        return -1;
-    if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-        if (fchown(fd, (uid_t)-1, st.st_gid) != 0) {
-            /* not a member of its group: the mode alone */
-        }
-        (void)fchmod(fd, st.st_mode & 07777);
-    }
-    if (ftruncate(fd, (off_t)len) != 0) {
-        int e = errno;
-        close(fd);
-        unlink(tmp);
-        errno = e;
-        return -1;
-    }
-    return fd;
+    return 0;
 }
 
-int kd_sb_create(kd_sb *sb, unsigned nslots, const char *path)
+int kd_sb_create(kd_sb *sb, unsigned nslots)
 {
     size_t len;
     void *p;
-    int fd = -1;
-    char tmp[4096];
 
     if (nslots < 1 || nslots > KD_SB_MAX_SLOTS) {
         errno = EINVAL;
         return -1;
     }
     len = sb_len(nslots);
-    /* A file is made whole under a temporary name, then renamed over path:
-     * a master still running on the old file (a Server::Starter hot
-     * deploy) keeps its own, and a reader never sees a half-made one. */
-    if (path && (fd = new_file(path, tmp, sizeof tmp, len)) < 0)
+    p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
         return -1;
-    p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | (path ? 0 : MAP_ANONYMOUS), fd, 0);
-    if (fd >= 0) {
-        int e = errno;
-        close(fd);                    /* the mapping keeps the file */
-        errno = e;
-    }
-    if (p == MAP_FAILED) {
-        if (path) {
-            int e = errno;
-            unlink(tmp);
-            errno = e;
-        }
-        return -1;
-    }
     memset(p, 0, len);
     sb->header = p;
     sb->slots = (kd_sb_slot *)((char *)p + sizeof(kd_sb_header));
     sb->map_len = len;
     sb->writable = 1;
+    sb->pub_fd = -1;
     sb->header->version = KD_SB_VERSION;
     sb->header->nslots = nslots;
     sb->header->slot_size = sizeof(kd_sb_slot);
     sb->header->header_size = sizeof(kd_sb_header);
     sb->header->master_pid = (int32_t)getpid();
-    /* the magic last: a reader that sees it sees the sizes */
-    __atomic_thread_fence(__ATOMIC_RELEASE);
     memcpy(sb->header->magic, KD_SB_MAGIC, 8);
-    if (path && rename(tmp, path) != 0) {
-        int e = errno;
+    return 0;
+}
+
+int kd_sb_publish(kd_sb *sb, const char *path)
+{
+    char tmp[4096];
+    int fd, e;
+
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= sizeof tmp) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    /* O_CREAT|O_EXCL, mode 0600: a name nobody else made, so no file or
+     * link planted in a shared directory is ever opened */
+    fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    /* made whole before it is renamed: a reader never sees half a board,
+     * and a master still running on the old file (a Server::Starter hot
+     * deploy, the generation a HUP replaces) keeps writing its own */
+    if (fchmod(fd, 0600) != 0 || write_board(fd, sb) != 0 || rename(tmp, path) != 0) {
+        e = errno;
         unlink(tmp);
-        kd_sb_unmap(sb);
+        close(fd);
         errno = e;
         return -1;
     }
+    if (sb->pub_fd >= 0)
+        close(sb->pub_fd);
+    sb->pub_fd = fd;
     return 0;
+}
+
+int kd_sb_refresh(const kd_sb *sb)
+{
+    return sb->pub_fd < 0 ? 0 : write_board(sb->pub_fd, sb);
 }
 
 int kd_sb_attach(kd_sb *sb, const char *path)
@@ -145,11 +135,15 @@ int kd_sb_attach(kd_sb *sb, const char *path)
     sb->slots = (kd_sb_slot *)((char *)p + sizeof(kd_sb_header));
     sb->map_len = (size_t)st.st_size;
     sb->writable = 0;
+    sb->pub_fd = -1;
     return 0;
 }
 
 void kd_sb_unmap(kd_sb *sb)
 {
+    if (sb->pub_fd >= 0)
+        close(sb->pub_fd);
+    sb->pub_fd = -1;
     if (sb->header)
         munmap(sb->header, sb->map_len);
     sb->header = NULL;

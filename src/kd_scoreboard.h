@@ -2,9 +2,12 @@
  *
  * Plain C99 + Linux, no perl.h.
  *
- * The master maps one region before it forks (anonymous, or a file that
- * outside tools can read, as Apache's ScoreBoardFile) with one fixed-size
- * slot per possible worker. Each worker writes only its own slot, with
+ * The master maps one anonymous shared region before it forks, with one
+ * fixed-size slot per possible worker: only it and its workers can write
+ * it, so what the master acts on is never in a file another user can
+ * truncate or write. Outside tools read a copy the master publishes
+ * (kd_sb_publish) and rewrites in place (kd_sb_refresh), as Apache's
+ * ScoreBoardFile is read. Each worker writes only its own slot, with
  * plain stores and no lock: the state is stored last (release order), so a
  * reader that sees a state also sees the fields written before it; the
  * request line may be read torn while it changes, and is always
@@ -64,12 +67,27 @@ typedef struct {
     kd_sb_slot *slots;
     size_t map_len;
     int writable;
+    int pub_fd;                     /* the published copy, or -1 */
 } kd_sb;
 
-/* Maps a new scoreboard of nslots free slots: anonymous when path is NULL,
- * else in a new file renamed to path (mode 0600, or the mode of the file
- * it replaces; not over a symbolic link: ELOOP). 0 or -1 with errno. */
-int kd_sb_create(kd_sb *sb, unsigned nslots, const char *path);
+/* Maps a new anonymous shared scoreboard of nslots free slots, shared with
+ * the processes forked after. 0 or -1 with errno. */
+int kd_sb_create(kd_sb *sb, unsigned nslots);
+
+/* Publishes a copy of the board at path for outside readers: a new file
+ * (O_CREAT|O_EXCL under a random name in the same directory, mode 0600:
+ * request lines can carry secrets in their query strings), filled, then
+ * renamed over path. Whatever was at path (a file or a symbolic link
+ * planted by another user) is replaced, never opened or followed. The
+ * board keeps the file's descriptor for kd_sb_refresh; another one
+ * published before is closed. 0 or -1 with errno. */
+int kd_sb_publish(kd_sb *sb, const char *path);
+
+/* Rewrites the published copy in place from the board (pwrite, never a
+ * mapping of the file: a file truncated or replaced by someone else
+ * cannot fault the writer, and what is written to it never reaches the
+ * board). 0 (also when nothing is published) or -1 with errno. */
+int kd_sb_refresh(const kd_sb *sb);
 
 /* Maps an existing scoreboard file read-only. 0, or -1 with errno
  * (EINVAL: not a scoreboard of this version). */

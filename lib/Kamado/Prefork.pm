@@ -65,7 +65,27 @@ sub autoscaling { defined $_[0]{max_workers} }
 sub _scoreboard {
     my ($self) = @_;
     my $most = max($self->{workers}, $self->{max_workers} // 0, 1);
-    return $self->{scoreboard} //= Kamado::Scoreboard->new(2 * $most + 8, $self->{scoreboard_file});
+    return $self->{scoreboard} //= _board(2 * $most + 8, $self->{scoreboard_file});
+}
+
+# The board is anonymous shared memory, the generation's and its
+# workers' alone; --scoreboard gets a copy, rewritten every TICK (see
+# Kamado::Scoreboard), so nothing another user does to that file reaches
+# the generation.
+sub _board {
+    my ($slots, $file) = @_;
+    my $board = Kamado::Scoreboard->new($slots);
+    $board->publish($file) if defined $file;
+    return $board;
+}
+
+sub _publish {
+    my ($self) = @_;
+    return unless defined $self->{scoreboard_file};
+    my $now = Time::HiRes::time();
+    return if $now < ($self->{next_publish} // 0);
+    $self->{next_publish} = $now + TICK;
+    $self->{scoreboard}->refresh;
 }
 
 sub run {
@@ -103,9 +123,11 @@ sub run {
             $self->{log}->($why);
             $self->{on_give_up}->($why) if $self->{on_give_up};
             $self->_shutdown({});
+            $self->{scoreboard}->refresh;
             return 1;
         }
         $self->_autoscale if $self->autoscaling;
+        $self->_publish;
         # workers of this generation, and how many each pool lacks
         my @want = ($self->{workers}, map { $_->{workers} } $self->{pools}->@*);
         my @current = (0) x @want;
@@ -129,9 +151,11 @@ sub run {
         # a signal or a notice ends the wait
         my $timeout = $missing && $wait < 1 ? $wait : 1;
         $timeout = min($timeout, max(0, $self->{next_tick} - Time::HiRes::time())) if $self->autoscaling;
+        $timeout = min($timeout, max(0, $self->{next_publish} - Time::HiRes::time())) if defined $self->{scoreboard_file};
         select $rin, undef, undef, $timeout;
     }
     $self->_shutdown(\%signal);
+    $self->{scoreboard}->refresh;
     return 0;
 }
 
@@ -203,7 +227,8 @@ sub _autoscale {
         keys $self->{children}->%*;
     return if @current < $self->{workers};    # still starting them
     my @slots = $self->{scoreboard}->slots;
-    my %slot = map { my $i = $self->{slot_of}{$_}; defined $i ? ($_ => $slots[$i]) : () } @current;
+    # keyed by the pid forked, never by the one a slot holds
+    my %slot = map { my $i = $self->{slot_of}{$_}; defined $i ? ($_ => {$slots[$i]->%*, pid => $_}) : () } @current;
     my $busy = grep { $BUSY{ $_->{state} } } values %slot;
     if ($busy == @current && $self->{workers} < $self->{max_workers}) {
         $self->{workers}++;
@@ -214,6 +239,7 @@ sub _autoscale {
         grep { $_->{state} eq 'idle' && $_->{seconds} >= $self->{max_worker_idle} } values %slot;
     return unless @spare > 1 && $self->{workers} > $self->{min_workers};
     my $pid = $spare[0]{pid};
+    return unless $self->{children}{$pid};    # a child of this generation, not reaped
     $self->{workers}--;
     $self->{children}{$pid} = 0;    # not counted: no replacement
     kill TERM => $pid;
@@ -360,10 +386,16 @@ sub _shutdown {
 sub _run_single {
     my ($self) = @_;
     my $app = $self->{app} // $self->{loader}->();
-    # one slot, this process's, for --scoreboard
-    my $board = Kamado::Scoreboard->new(1, $self->{scoreboard_file});
+    # one slot, this process's, for --scoreboard; with no generation loop
+    # to copy it, the copy is rewritten once each request is done
+    my $board = _board(1, $self->{scoreboard_file});
     $board->claim(0, 1);
     $board->set_pid(0, $$);
+    $board->refresh;
+    if (defined $self->{scoreboard_file}) {
+        my $inner = $app;
+        $app = sub { push $_[0]{'psgix.cleanup.handlers'}->@*, sub { $board->refresh }; $inner->(@_) };
+    }
     my $server = Kamado::Server->new(%{ $self->{server_args} }, app => $app, scoreboard => $board, slot => 0);
     @SIG{qw(TERM QUIT)} = (sub { $server->stop }) x 2;
     $SIG{INT} = sub { POSIX::_exit(0) };
@@ -389,10 +421,12 @@ L<Kamado::Process>.
 
 Forks C<workers> workers (a fixed pool), or autoscales between
 C<min_workers> and C<max_workers>, and replaces workers that exit. Before
-the first fork it maps the L<Kamado::Scoreboard> (anonymous, or the file
-C<scoreboard>) with a slot for every worker that may be alive at once;
-it gives each worker a slot when it forks it and clears the slot when it
-reaps it.
+the first fork it maps the L<Kamado::Scoreboard> (anonymous shared
+memory) with a slot for every worker that may be alive at once; it gives
+each worker a slot when it forks it and clears the slot when it reaps it.
+With C<scoreboard> (a path) it publishes a copy there, rewritten every
+quarter second. It signals only the pids it forked and has not reaped,
+never one read from the scoreboard.
 
 =head1 AUTOSCALING
 

@@ -3,7 +3,7 @@ use 5.024;
 use strict;
 use warnings;
 
-use Kamado ();    # the class is in the XS (Kamado.xs, src/kd_scoreboard.c)
+use Kamado ();    # the class is in the XS (xs/Scoreboard.xsh, src/kd_scoreboard.c)
 
 1;
 __END__
@@ -15,11 +15,13 @@ Kamado::Scoreboard - what each worker is doing, in shared memory
 =head1 SYNOPSIS
 
     # the generation, before forking
-    my $board = Kamado::Scoreboard->new(16, '/run/kamado.scoreboard');
+    my $board = Kamado::Scoreboard->new(16);
+    $board->publish('/run/kamado.scoreboard');    # a copy for outside readers
     $board->claim($slot, $generation);    # then fork; in the parent:
     $board->set_pid($slot, $pid);
     $loop->scoreboard($board, $slot);     # in the worker (Kamado::Loop)
     $board->clear($slot);                 # after reaping
+    $board->refresh;                      # now and then: the copy rewritten
 
     # anyone, from a --scoreboard file
     my $board = Kamado::Scoreboard->attach('/run/kamado.scoreboard') or die $!;
@@ -29,20 +31,37 @@ Kamado::Scoreboard - what each worker is doing, in shared memory
 
 =head1 DESCRIPTION
 
-One shared mapping, made by the generation before it forks, with a fixed-size
-slot per possible worker. A worker's event loop (C) writes its own slot
-with plain stores, the state last; readers may see a request line torn
-while it changes. See L<kamado/SCOREBOARD> for what the fields mean.
+One anonymous shared mapping, made by the generation before it forks, with a
+fixed-size slot per possible worker. A worker's event loop (C) writes its
+own slot with plain stores, the state last; readers may see a request line
+torn while it changes. See L<kamado/SCOREBOARD> for what the fields mean.
+
+Only the generation and its workers can write the mapping. Outside readers
+get a copy in a file, which the generation rewrites in place: what another
+user does to that file (writes a pid in it, truncates it, replaces it)
+never reaches the mapping the generation acts on.
 
 =head1 METHODS
 
 =over
 
-=item new(SLOTS[, FILE])
+=item new(SLOTS)
 
-Maps a new scoreboard with SLOTS free slots: anonymous shared memory, or
-a new file renamed to FILE once made (mode 0600, or the mode and group of
-the file it replaces; never over a symbolic link). Croaks on failure.
+Maps a new scoreboard with SLOTS free slots in anonymous shared memory,
+shared with the processes forked after. Croaks on failure.
+
+=item publish(FILE)
+
+Writes a copy of the board to a new file (made with C<O_EXCL> under a
+random name in FILE's directory, mode 0600), then renames it over FILE:
+whatever was at FILE, a file or a symbolic link, is replaced, never
+opened or followed. Croaks on failure.
+
+=item refresh
+
+Rewrites the published copy in place (C<pwrite>; a truncated file is
+written whole again). True, or false with C<$!> set; true when nothing is
+published.
 
 =item attach(FILE)
 
@@ -61,7 +80,7 @@ C<connections>, C<requests>, C<seconds> (in this state) and C<request>.
 The number of slots; the pid of the process that made the scoreboard:
 the generation process whose workers these are (under kamado, its
 parent is the supervisor to signal). A new generation (HUP) makes a new
-scoreboard, renamed over a B<--scoreboard> file.
+scoreboard, published over a B<--scoreboard> file.
 
 =item claim(SLOT, GENERATION), set_pid(SLOT, PID), clear(SLOT)
 

@@ -2,7 +2,9 @@
  * TAP. Run by t/c-scoreboard.t (system compiler, then clang ASan+UBSan).
  *
  * The layout outside tools rely on; claim and clear; the request line cut
- * to fit and always NUL-terminated; a file-backed board seen by attach,
+ * to fit and always NUL-terminated; a board published to a file (over a
+ * planted file or link, never reusing or following it), refreshed in
+ * place, unharmed by writes to or truncation of the copy, seen by attach,
  * and attach refusing what is not a board; a slot written by a forked
  * child seen by the parent; and a reader racing a writer that changes the
  * request line and the state without pause: every read sees a valid
@@ -43,8 +45,8 @@ static void test_layout(void)
        offsetof(kd_sb_slot, requests) == 16 && offsetof(kd_sb_slot, since) == 24 &&
        offsetof(kd_sb_slot, request) == 32, "slot offsets as documented in Kamado::Scoreboard");
     errno = 0;
-    ok(kd_sb_create(&sb, 0, NULL) == -1 && errno == EINVAL, "0 slots: EINVAL");
-    ok(kd_sb_create(&sb, 4, NULL) == 0, "an anonymous board of 4 slots");
+    ok(kd_sb_create(&sb, 0) == -1 && errno == EINVAL, "0 slots: EINVAL");
+    ok(kd_sb_create(&sb, 4) == 0, "an anonymous board of 4 slots");
     ok(memcmp(sb.header->magic, KD_SB_MAGIC, 8) == 0 && sb.header->version == KD_SB_VERSION &&
        sb.header->nslots == 4 && sb.header->slot_size == 128 && sb.header->header_size == 64 &&
        sb.header->master_pid == (int32_t)getpid(), "its header");
@@ -90,45 +92,68 @@ static void test_request_line(void)
 
 static void test_file(void)
 {
-    char path[] = "/tmp/kamado-sb-test-XXXXXX";
+    char dir[] = "/tmp/kamado-sb-test-XXXXXX";
+    char path[sizeof dir + 8], target[sizeof dir + 8];
     kd_sb sb, rd;
-    int fd = mkstemp(path);
-    ok(fd >= 0, "a temporary file");
-    if (fd < 0)
+    struct stat st, planted;
+    int fd;
+    if (!mkdtemp(dir)) {
+        ok(0, "a temporary directory");
         return;
+    }
+    snprintf(path, sizeof path, "%s/sb", dir);
+    snprintf(target, sizeof target, "%s/target", dir);
+    fd = open(path, O_CREAT | O_WRONLY, 0600);
     close(fd);
     errno = 0;
     ok(kd_sb_attach(&rd, path) == -1 && errno == EINVAL, "attach: an empty file is no board");
-    {
-        char link[sizeof path + 5];
-        snprintf(link, sizeof link, "%s.link", path);
-        errno = 0;
-        ok(symlink(path, link) == 0 && kd_sb_create(&sb, 3, link) == -1 && errno == ELOOP,
-           "create: no symbolic link");
-        unlink(link);
-    }
-    ok(kd_sb_create(&sb, 3, path) == 0, "a file-backed board");
+
+    ok(kd_sb_create(&sb, 3) == 0, "a board");
+    /* a planted file, writable by all: replaced, never reused */
+    ok(chmod(path, 0666) == 0 && stat(path, &planted) == 0, "a planted file, mode 0666");
+    ok(kd_sb_publish(&sb, path) == 0, "published over it");
+    ok(lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0600 && st.st_ino != planted.st_ino,
+       "a new file of mode 0600 in its place");
     kd_sb_claim(&sb, 2, 1);
     sb.slots[2].pid = 1234;
     kd_sb_set_request(&sb.slots[2], "GET", 3, "/file", 5);
     kd_sb_set_state(&sb.slots[2], KD_SB_IDLE);
-    ok(kd_sb_attach(&rd, path) == 0 && !rd.writable, "attach: read-only");
-    ok(rd.header->nslots == 3 && rd.slots[2].pid == 1234 && rd.slots[2].state == KD_SB_IDLE &&
-       strcmp(rd.slots[2].request, "GET /file") == 0,
-       "attach sees the writer's slot");
-    sb.slots[2].connections = 9;
-    ok(rd.slots[2].connections == 9, "and its later stores (one shared mapping)");
+    ok(kd_sb_attach(&rd, path) == 0 && !rd.writable && rd.slots[2].state == KD_SB_FREE,
+       "attach: read-only, the board as published");
+    ok(kd_sb_refresh(&sb) == 0 && rd.header->nslots == 3 && rd.slots[2].pid == 1234 &&
+       rd.slots[2].state == KD_SB_IDLE && strcmp(rd.slots[2].request, "GET /file") == 0,
+       "a refresh reaches a reader already attached");
+
+    /* what others write to the copy never reaches the board */
+    fd = open(path, O_WRONLY);
+    {
+        int32_t fake = -1;
+        ok(pwrite(fd, &fake, sizeof fake, (off_t)(sizeof(kd_sb_header) + 2 * sizeof(kd_sb_slot))) == sizeof fake &&
+           rd.slots[2].pid == -1 && sb.slots[2].pid == 1234, "a pid written to the copy is not in the board");
+    }
     kd_sb_unmap(&rd);
+    ok(ftruncate(fd, 0) == 0 && kd_sb_refresh(&sb) == 0 && stat(path, &st) == 0 &&
+       (size_t)st.st_size == sb.map_len, "truncated: the refresh writes it whole again");
+    close(fd);
+    ok(kd_sb_attach(&rd, path) == 0 && rd.slots[2].pid == 1234, "and the reader sees the board");
+    kd_sb_unmap(&rd);
+
+    /* a symbolic link planted at the path: replaced, its target untouched */
+    fd = open(target, O_CREAT | O_WRONLY, 0644);
+    ok(fd >= 0 && write(fd, "keep", 4) == 4, "a target file");
+    close(fd);
+    unlink(path);
+    ok(symlink(target, path) == 0 && kd_sb_publish(&sb, path) == 0, "published over a symbolic link");
+    ok(lstat(path, &st) == 0 && S_ISREG(st.st_mode) && stat(target, &st) == 0 && st.st_size == 4,
+       "the link replaced, its target untouched");
     {
         /* a second master on the same path (a hot deploy): a new file, the
-         * first keeps its own; the mode of the replaced file is kept */
+         * first keeps its own */
         kd_sb sb2;
-        struct stat st;
-        ok(chmod(path, 0640) == 0 && kd_sb_create(&sb2, 5, path) == 0, "a second board on the same path");
+        ok(kd_sb_create(&sb2, 5) == 0 && kd_sb_publish(&sb2, path) == 0, "a second board on the same path");
         sb.slots[0].requests = 77;
-        ok(kd_sb_attach(&rd, path) == 0 && rd.header->nslots == 5 && rd.slots[0].requests == 0,
-           "attach sees the second; the first writes to its own file");
-        ok(stat(path, &st) == 0 && (st.st_mode & 07777) == 0640, "the replaced file's mode kept");
+        ok(kd_sb_refresh(&sb) == 0 && kd_sb_attach(&rd, path) == 0 && rd.header->nslots == 5 &&
+           rd.slots[0].requests == 0, "attach sees the second; the first writes to its own file");
         kd_sb_unmap(&rd);
         kd_sb_unmap(&sb2);
     }
@@ -143,8 +168,10 @@ static void test_file(void)
     errno = 0;
     ok(kd_sb_attach(&rd, path) == -1 && errno == EINVAL, "attach: junk is no board");
     unlink(path);
+    unlink(target);
     errno = 0;
     ok(kd_sb_attach(&rd, path) == -1 && errno == ENOENT, "attach: a missing file, ENOENT");
+    rmdir(dir);
 }
 
 static void test_fork(void)
@@ -152,7 +179,7 @@ static void test_fork(void)
     kd_sb sb;
     pid_t pid;
     int status = -1;
-    if (kd_sb_create(&sb, 2, NULL) != 0) {
+    if (kd_sb_create(&sb, 2) != 0) {
         ok(0, "an anonymous board for fork");
         return;
     }
@@ -178,7 +205,7 @@ static void test_race(void)
     pid_t pid;
     long i, bad_state = 0, unterminated = 0, reads = 0;
     char target[200];
-    if (kd_sb_create(&sb, 1, NULL) != 0) {
+    if (kd_sb_create(&sb, 1) != 0) {
         ok(0, "an anonymous board for the race");
         return;
     }
