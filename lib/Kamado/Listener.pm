@@ -4,6 +4,7 @@ use strict;
 use warnings;
 
 use Carp ();
+use Errno ();
 use IO::Socket::IP;
 use IO::Socket::UNIX;
 use Plack::Util ();
@@ -31,10 +32,12 @@ sub bind {
     my $backlog = $opt{backlog} || SOMAXCONN;
     if ($spec =~ m{^unix:(.+)\z} || $spec =~ m{/}) {
         my $path = $1 // $spec;
-        unlink $path if -S $path;    # a stale socket from a previous run
+        _clear_stale($path);
         my $sock = IO::Socket::UNIX->new(Local => $path, Listen => $backlog)
             or die "Can't listen on unix socket $path: $!\n";
-        return $class->_new($sock, path => $path);
+        my @st = lstat $path or die "Can't stat unix socket $path: $!\n";
+        # (dev, ino): at exit it is removed only if it is still this one
+        return $class->_new($sock, path => $path, made => [@st[0, 1]]);
     }
     my ($host, $port) = $class->parse_address($spec);
     my $sock = IO::Socket::IP->new(
@@ -49,6 +52,39 @@ sub bind {
     # accept only once the request has arrived (Linux; harmless if refused)
     setsockopt($sock, IPPROTO_TCP, TCP_DEFER_ACCEPT, 1);
     return $class->_new($sock);
+}
+
+# A socket file left at $path is removed only when nothing listens on it
+# (a previous run that was killed); one a live server listens on is
+# refused, naming the path, never unlinked from under it.
+sub _clear_stale {
+    my ($path) = @_;
+    return unless -S $path;
+    my $probe = IO::Socket::UNIX->new(Peer => $path);
+    die "Can't listen on unix socket $path: another server is listening on it\n" if $probe;
+    die "Can't listen on unix socket $path: it exists and can't be probed ($!)\n"
+        unless $!{ECONNREFUSED};
+    unlink $path or die "Can't remove the stale unix socket $path: $!\n";
+}
+
+# --socket-mode, and the owner --user/--group give: for a unix socket
+# this server made (not an inherited one).
+sub set_access {
+    my ($self, $mode, $uid, $gid) = @_;
+    return unless $self->{made};
+    my $path = $self->{path};
+    chmod $mode, $path or die "Can't chmod unix socket $path: $!\n" if defined $mode;
+    chown $uid // -1, $gid // -1, $path or die "Can't chown unix socket $path: $!\n" if defined $uid || defined $gid;
+}
+
+# At exit: removes a unix socket this server made, if the path still
+# names it (not one a later server put there).
+sub remove {
+    my ($self) = @_;
+    my $made = $self->{made} or return;
+    my @st = lstat $self->{path} or return;
+    return unless $st[0] == $made->[0] && $st[1] == $made->[1];
+    unlink $self->{path} or print STDERR "[kamado] [$$] can't remove unix socket $self->{path}: $!\n";
 }
 
 # "host:port" -> (host, port); an empty host means every interface.

@@ -42,6 +42,9 @@ our @TABLE = (
     ['max-connections',        '=i',  1000,   'open connections per worker', [1, 1048576]],
     ['max-request-body',       '=i',  1073741824, 'largest request body in bytes (413 above it); 0 no limit', [0, 9007199254740992]],
     ['spool-threshold',        '=i',  1048576,'request bodies larger than this reach the app as a temporary file', [0, 1073741824]],
+    ['user',                   '=s',  undef,  'user (name or uid) to run as once the listeners are bound, with its groups'],
+    ['group',                  '=s',  undef,  'group (name or gid) to run as, instead of the --user\'s own'],
+    ['socket-mode',            '=s',  undef,  'octal mode of the unix sockets kamado makes, such as 0660 (owner and group: --user, --group)'],
     ['error-log',              '=s',  undef,  'file the log (and every process\'s STDERR) is appended to; USR1 reopens it'],
     ['preload',                '!',   1,      'load the app in the generation before forking its workers'],
     ['cgi-bin',                '=s@', undef,  'DIR (at /cgi-bin) or /PREFIX=DIR: a directory of CGI scripts (repeatable)'],
@@ -89,6 +92,7 @@ sub parse_argv {
     };
     delete @opt{ grep { !defined $opt{$_} } keys %opt };
     check_ranges(\%opt);
+    _check_socket_mode(\%opt);
     if (@ARGV) {
         die "kamado: more than one app given: @ARGV\n" if @ARGV > 1 || defined $opt{app};
         $opt{app} = $ARGV[0];
@@ -107,6 +111,12 @@ sub check_ranges {
         _out_of_range($row, $value) if ref $value || $value !~ $number || $value < $min || $value > $max;
     }
     return $opt;
+}
+
+sub _check_socket_mode {
+    my ($opt) = @_;
+    my $mode = $opt->{socket_mode} // return;
+    die "kamado: --socket-mode must be an octal mode such as 0660, not '$mode'\n" unless $mode =~ /\A0?[0-7]{3}\z/;
 }
 
 sub _out_of_range {
@@ -188,6 +198,7 @@ sub from_handler_args {
         $opt{listen} = [map { plack_listen($_) } $opt{listen}->@*];
     }
     check_ranges(\%opt);
+    _check_socket_mode(\%opt);
     return _check_pools({ defaults()->%*, %opt });
 }
 

@@ -9,6 +9,7 @@ use Kamado::Options;
 use Kamado::CGI ();
 use Kamado::ErrorLog;
 use Kamado::Prefork;
+use Kamado::Privileges;
 use Kamado::Supervisor;
 use List::Util ();
 use Plack::Util ();
@@ -144,13 +145,21 @@ sub _is_app {
 # loaded, as plackup gives it, or loader => code that loads it).
 sub serve {
     my ($class, $opt, %app) = @_;
+    my $ids = Kamado::Privileges->resolve(@$opt{qw(user group)});
     Kamado::ErrorLog->open_file($opt->{error_log}) if defined $opt->{error_log};
     my ($min, $max) = $class->worker_bounds($opt);
     my @listeners = $class->listeners($opt);
+    # bound and opened as root; the app loaded and served as --user
+    $_->set_access(defined $opt->{socket_mode} ? oct $opt->{socket_mode} : undef, $ids ? @$ids{qw(uid gid)} : ())
+        for @listeners;
+    Kamado::Privileges->drop($ids) if $ids;
+    my $as_root = $> == 0;
     my $on_ready = sub {
+        # (root is said on the ready line: a start that fails says one line, why)
         print STDERR "[kamado] [$$] accepting connections at ", join(', ', map { $_->name } @listeners),
             defined $max ? " with $min to $max workers" : " with $opt->{workers} workers",
-            (map { '; ' . _describe_pool($_) } ($opt->{pool} // [])->@*), "\n";
+            (map { '; ' . _describe_pool($_) } ($opt->{pool} // [])->@*),
+            ($as_root ? '; running as root: the app and CGI scripts run as root too (--user drops it)' : ()), "\n";
         $opt->{server_ready}->({
             host => $listeners[0]->host, port => $listeners[0]->port,
             proto => 'http', server_software => 'Kamado',
@@ -195,6 +204,7 @@ sub serve {
     # a late TERM (a second one, or systemd's) must not turn a clean exit
     # into death by signal while Perl shuts down
     $SIG{$_} = 'IGNORE' for qw(TERM QUIT INT HUP);
+    $_->remove for @listeners;
     return $status;
 }
 

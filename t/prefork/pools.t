@@ -98,7 +98,7 @@ sub sequential_gets {
 subtest 'routing per request, %env and bytes unchanged' => sub {
     my $server = start_server(app => $APP, workers => 2, args => ['--pool', 'ai:/ai/,workers=2']);
     my $ai = pool_pids($server, 4, 2);
-    like $server->log, qr{accepting connections .* with 2 workers; pool ai for /ai/ with 2 workers\n},
+    like $server->log, qr{accepting connections .* with 2 workers; pool ai for /ai/ with 2 workers(?:\n|; running as root)},
         'the pools are logged at startup';
 
     # one keep-alive connection: direct, to the pool, back to the default pool
