@@ -66,6 +66,7 @@ sub app_file {
 #              unix => PATH) -> object with ->port, ->pid, ->stop
 # self_bind => 1: no socket is handed over (nor LISTEN_FDS set); the
 # server binds what its args say, and ->port is port => N (see free_port).
+# prefix => [COMMAND]: runs it under another command (unshare, say).
 sub start_server {
     my (%opt) = @_;
     # (no_app: the server is given no PSGI file, as with --cgi-bin alone)
@@ -76,7 +77,7 @@ sub start_server {
     die "Can't listen for the test server: $!" unless $listen || $opt{self_bind};
     my $stderr = File::Temp->new(UNLINK => 1);
     # command => [...] runs another front end (plackup -s Kamado) instead
-    my @cmd = ($^X, "-I$ROOT/blib/lib", "-I$ROOT/blib/arch", ($opt{command} // ["$ROOT/script/kamado"])->@*,
+    my @cmd = (($opt{prefix} // [])->@*, $^X, "-I$ROOT/blib/lib", "-I$ROOT/blib/arch", ($opt{command} // ["$ROOT/script/kamado"])->@*,
         '--workers', $opt{workers} // 1, ($opt{args} // [])->@*, $file // ());
     my $pid = fork // die "Can't fork: $!";
     if ($pid == 0) {
