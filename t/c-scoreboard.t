@@ -1,6 +1,6 @@
 # Builds and runs t/c/test_scoreboard.c, the C unit tests of the
 # scoreboard (src/kd_scoreboard.c): layout, claim and clear, the request
-# line cut to fit, file-backed boards and attach, fork, and a reader racing
+# line cut to fit, a board published to a file and attached, fork, and a reader racing
 # a writer. Plain, then under ASan + UBSan when clang is installed.
 use strict;
 use warnings;
