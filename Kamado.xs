@@ -12,7 +12,11 @@
 
 /* one translation unit, so the compiler can inline across the engine */
 #include "src/kd_parser.c"
-#include "src/kd_conn.c"
+#include "src/kd_util.c"
+#include "src/kd_loop.c"
+#include "src/kd_pools.c"
+#include "src/kd_body.c"
+#include "src/kd_write.c"
 #include "src/kd_scoreboard.c"
 #include "src/kd_cgi.c"
 #include <sys/prctl.h>
@@ -275,7 +279,7 @@ static size_t build_head(pTHX_ kd_xs *x, kd_conn *c, int status, AV *headers, IV
         c->keepalive = 0;           /* the worker is about to exit */
     /* a body the app did not read (or, after Expect, was never sent) leaves
      * the next request's start unknown: say the connection ends here */
-    if (c->body_left > 0 || (c->chunked_body && !c->chunk.done))
+    if (kd_conn_body_unread(c))
         c->keepalive = 0;
     n = snprintf(num, sizeof num, "HTTP/1.1 %d %s\r\n", status, reason[0] ? reason : "Unknown");
     head_add(x, &len, num, (size_t)n);
@@ -463,7 +467,7 @@ PPCODE:
     mPUSHi(c->fd);
     mPUSHs(newRV_noinc((SV *)build_env(aTHX_ self, c)));
     /* 0: no body, 1: Content-Length, 2: chunked, 3: in a file (body_file) */
-    mPUSHi(kd_conn_body_file(c) >= 0 ? 3 : c->chunked_body ? 2 : c->body_left > 0 ? 1 : 0);
+    mPUSHi(kd_conn_body_file(c) >= 0 ? 3 : c->body.chunked ? 2 : c->body.left > 0 ? 1 : 0);
 }
 
 int

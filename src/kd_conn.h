@@ -12,6 +12,12 @@
  * here too before the head is returned (into the connection buffer when it
  * fits, else into an unlinked temporary file), so a client trickling its
  * body also costs a descriptor, not a worker.
+ *
+ * The parts: kd_loop.c (epoll, accept, parse, sweep, next, finish),
+ * kd_pools.c (routing to other pools, hand-over, receiving), kd_body.c
+ * (spooling and reading request bodies), kd_write.c (writes, and the rests
+ * the loop sends for slow readers), kd_util.c (dates, reasons, clocks,
+ * temporary files); kd_conn_int.h is what they share.
  */
 #ifndef KD_CONN_H
 #define KD_CONN_H
@@ -28,6 +34,28 @@
 #define KD_MAX_ROUTES 32           /* pools, the default one included */
 #define KD_MAX_PREFIX 256
 
+/* What the loop keeps for the request body (c->body). */
+typedef struct {
+    int64_t left;                   /* Content-Length bytes not read yet */
+    int chunked;                    /* a chunked body the worker decodes */
+    kd_chunked chunk;
+    int expect_continue;            /* send 100 Continue before reading */
+    int64_t read;                   /* decoded body bytes so far */
+    double start;                   /* when the head was complete; 0: not yet */
+    int fd;                         /* temporary file the loop spools a body to; -1 */
+    int64_t got;                    /* bytes of it spooled so far */
+    int in_file;                    /* the whole body is in fd */
+} kd_conn_body;
+
+/* Response bytes the loop sends for a slow reader (c->out). */
+typedef struct {
+    char *buf;                      /* in memory */
+    int fd;                         /* or a temporary file holding them; -1 */
+    size_t len, off;
+    int flushing;                   /* holds bytes; finish when sent */
+    int keepalive;                  /* what kd_conn_finish decided meanwhile */
+} kd_conn_out;
+
 typedef struct kd_conn {
     int fd;
     int listener;                   /* index into kd_loop.listen_fds */
@@ -36,38 +64,38 @@ typedef struct kd_conn {
     int queued;                     /* in the ready queue */
     int serving;                    /* head returned, not finished yet */
     uint64_t req_id;                /* which request it is serving */
-    char *buf;                      /* KD_BUF_SIZE bytes */
-    size_t len;                     /* bytes in buf */
-    size_t pos;                     /* start of unconsumed bytes */
-    int64_t body_left;              /* Content-Length bytes not read yet */
-    int chunked_body;
-    kd_chunked chunk;
+    struct {
+        char *buf;                  /* KD_BUF_SIZE bytes */
+        size_t len;                 /* bytes in buf */
+        size_t pos;                 /* start of unconsumed bytes */
+    } in;
+    kd_conn_body body;
+    /* the response being served */
     int keepalive;
     int is_head;
     int minor_version;
     int resp_chunked;               /* response uses chunked framing */
     int resp_no_body;               /* HEAD, 1xx, 204, 304: headers only */
-    int expect_continue;            /* send 100 Continue before reading */
+    kd_conn_out out;
     int requests;                   /* served on this connection */
     int lingering;                  /* answered with an error, draining input */
-    int64_t body_read;              /* decoded body bytes so far */
-    double body_start;              /* when the head was complete; 0: not yet */
-    int body_fd;                    /* temporary file the loop spools a body to; -1 */
-    int64_t body_got;               /* bytes of it spooled so far */
-    int body_in_file;               /* the whole body is in body_fd */
-    char *out;                      /* response bytes the loop still sends */
-    int out_fd;                     /* or a temporary file holding them; -1 */
-    size_t out_len, out_off;
-    int flushing;                   /* out holds bytes; finish when sent */
-    int flush_keepalive;            /* what kd_conn_finish decided meanwhile */
     double deadline;                /* for idle or partial heads */
     char remote_addr[64];
     size_t remote_addr_len;
     int remote_port;
-    int pending;                    /* route + 1 while waiting to be handed over */
-    int pend_prev, pend_next;       /* that route's FIFO, by fd; -1 at the ends */
+    struct {
+        int route;                  /* route + 1 while waiting to be handed over */
+        int prev, next;             /* that route's FIFO, by fd; -1 at the ends */
+    } pend;
     kd_request req;
 } kd_conn;
+
+/* Whether the request being served has body bytes no one has read: the
+ * next request's start is then unknown. */
+static inline int kd_conn_body_unread(const kd_conn *c)
+{
+    return c->body.left > 0 || (c->body.chunked && !c->body.chunk.done);
+}
 
 /* --pool: where a request whose path starts with prefix goes. send_fd is
  * the sending end of the pool's queue, a SOCK_SEQPACKET socketpair the

@@ -1,0 +1,46 @@
+/* kd_conn_int.h: what the parts of the connection engine (kd_loop.c,
+ * kd_pools.c, kd_body.c, kd_write.c, kd_util.c) share among themselves;
+ * not part of its interface (kd_conn.h). */
+#ifndef KD_CONN_INT_H
+#define KD_CONN_INT_H
+
+#include "kd_conn.h"
+
+/* what the upper 32 bits of an epoll event's data say it is (0: a
+ * connection, its fd in the lower bits) */
+#define TAG_LISTENER 1          /* index into listen_fds */
+#define TAG_QUEUE 2             /* this worker's pool queue (recv_fd) */
+#define TAG_ROUTE 3             /* a route's send_fd has room again */
+#define TAGGED(tag, i) ((uint64_t)(i) | ((uint64_t)(tag) << 32))
+
+/* kd_util.c */
+int kd_temp_file(void);
+int kd_write_file(int fd, const char *buf, size_t n);
+
+/* kd_loop.c */
+void kd_enqueue(kd_loop *l, kd_conn *c);
+void kd_set_listening(kd_loop *l, int on);
+int kd_watch(kd_loop *l, kd_conn *c);
+int kd_watch_for(kd_loop *l, kd_conn *c, int out);
+int kd_fill(kd_conn *c);
+kd_conn *kd_conn_open(kd_loop *l, int fd, int li);
+void kd_finish_now(kd_loop *l, kd_conn *c, int keepalive);
+
+/* kd_pools.c */
+int kd_route_of(const kd_loop *l, const kd_request *req);
+void kd_route_to(kd_loop *l, kd_conn *c, int ri);
+void kd_unpend(kd_loop *l, kd_conn *c);
+void kd_flush_pending(kd_loop *l, int ri);
+void kd_receive_one(kd_loop *l);
+int kd_queue_waiting(kd_loop *l);
+
+/* kd_body.c */
+void kd_compact(kd_conn *c);
+double kd_body_deadline(const kd_loop *l, const kd_conn *c, double now, int64_t got);
+int kd_spool_body(kd_loop *l, kd_conn *c, size_t head_len);
+
+/* kd_write.c */
+void kd_drop_request_files(kd_loop *l, kd_conn *c);
+void kd_flush_out(kd_loop *l, kd_conn *c);
+
+#endif

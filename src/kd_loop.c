@@ -1,0 +1,689 @@
+/* kd_loop.c: the event loop: epoll, accept, parse, sweep, next, finish. See kd_conn.h. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "kd_conn_int.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EVENTS_PER_WAIT 64
+#define DRAIN_IDLE 1.0          /* seconds; see kd_loop_stop_accepting */
+#define LINGER 2.0              /* seconds; see kd_conn_error */
+
+/* Idle connections cost a descriptor each: use what the hard limit allows. */
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max > 65536 ? 65536 : rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+kd_loop *kd_loop_new(const int *listen_fds, int n)
+{
+    kd_loop *l;
+    int i;
+
+    if (n < 1 || n > KD_MAX_LISTENERS) {
+        errno = EINVAL;
+        return NULL;
+    }
+    l = calloc(1, sizeof *l);
+    if (!l)
+        return NULL;
+    l->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (l->epfd < 0) {
+        free(l);
+        return NULL;
+    }
+    l->nlisteners = n;
+    l->listen = 1;
+    l->recv_fd = -1;
+    memcpy(l->listen_fds, listen_fds, sizeof(int) * (size_t)n);
+    l->keepalive_timeout = 75;
+    l->header_timeout = 30;
+    l->read_timeout = 30;
+    l->write_timeout = 30;
+    l->max_keepalive_reqs = 10000;
+    l->max_conns = 1000;
+    l->max_body = (int64_t)1 << 30;   /* Apache's LimitRequestBody default since 2.4.54 */
+    l->min_body_rate = 500;           /* mod_reqtimeout's MinRate */
+    l->write_buffer = 1 << 20;
+    l->date_sec = -1;
+    l->last_sweep = kd_now();
+    for (i = 0; i < n; i++) {
+        struct epoll_event ev;
+        /* Several workers may wake for one connection: the losers must get
+         * EAGAIN from accept4, not block in it while their own clients wait. */
+        int flags = fcntl(listen_fds[i], F_GETFL);
+        if (flags < 0 || fcntl(listen_fds[i], F_SETFL, flags | O_NONBLOCK) != 0) {
+            int e = errno;
+            close(l->epfd);
+            free(l);
+            errno = e;
+            return NULL;
+        }
+        ev.events = EPOLLIN | EPOLLEXCLUSIVE;  /* wake few workers per connection */
+        ev.data.u64 = TAGGED(TAG_LISTENER, i);
+        if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, listen_fds[i], &ev) != 0) {
+            int e = errno;
+            close(l->epfd);
+            free(l);
+            errno = e;
+            return NULL;
+        }
+    }
+    l->accepting = 1;
+    raise_fd_limit();
+    return l;
+}
+
+void kd_loop_free(kd_loop *l)
+{
+    int fd;
+    for (fd = 0; fd < l->conns_cap; fd++) {
+        kd_conn *c = l->conns[fd];
+        if (!c)
+            continue;
+        if (c->open)
+            close(c->fd);
+        free(c->out.buf);
+        if (c->out.fd >= 0)
+            close(c->out.fd);
+        free(c->in.buf);
+        free(c);
+    }
+    free(l->conns);
+    free(l->queue);
+    free(l->spare);
+    close(l->epfd);
+    free(l);
+}
+
+/* Slot for fd; connection structs and their buffers are reused, so a
+ * connection costs no allocation once the worker is warm. */
+static kd_conn *conn_slot(kd_loop *l, int fd)
+{
+    kd_conn *c;
+    if (fd >= l->conns_cap) {
+        int cap = l->conns_cap ? l->conns_cap : 64, i;
+        kd_conn **nc;
+        int *nq;
+        while (cap <= fd)
+            cap *= 2;
+        nc = realloc(l->conns, sizeof *nc * (size_t)cap);
+        if (!nc)
+            return NULL;
+        for (i = l->conns_cap; i < cap; i++)
+            nc[i] = NULL;
+        l->conns = nc;
+        /* the ready queue never holds more than one entry per fd */
+        nq = malloc(sizeof *nq * (size_t)cap);
+        if (!nq)
+            return NULL;
+        for (i = 0; i < l->qlen; i++)
+            nq[i] = l->queue[(l->qhead + i) % l->conns_cap];
+        free(l->queue);
+        l->queue = nq;
+        l->qhead = 0;
+        l->conns_cap = cap;
+    }
+    c = l->conns[fd];
+    if (!c) {
+        c = calloc(1, sizeof *c);
+        if (!c)
+            return NULL;
+        c->out.fd = -1;
+        c->body.fd = -1;
+        c->in.buf = malloc(KD_BUF_SIZE);
+        if (!c->in.buf) {
+            free(c);
+            return NULL;
+        }
+        l->conns[fd] = c;
+    }
+    return c;
+}
+
+void kd_enqueue(kd_loop *l, kd_conn *c)
+{
+    if (c->queued)
+        return;
+    c->queued = 1;
+    l->queue[(l->qhead + l->qlen) % l->conns_cap] = c->fd;
+    l->qlen++;
+}
+
+static kd_conn *dequeue(kd_loop *l)
+{
+    kd_conn *c;
+    if (l->qlen == 0)
+        return NULL;
+    c = l->conns[l->queue[l->qhead]];
+    l->qhead = (l->qhead + 1) % l->conns_cap;
+    l->qlen--;
+    c->queued = 0;
+    return c;
+}
+
+/* Taking new connections: from the listeners (unless this worker serves
+ * a pool of its own) and from its pool's queue. */
+void kd_set_listening(kd_loop *l, int on)
+{
+    struct epoll_event ev;
+    int i;
+    if (l->accepting == on)
+        return;
+    for (i = 0; l->listen && i < l->nlisteners; i++) {
+        ev.events = EPOLLIN | EPOLLEXCLUSIVE;
+        ev.data.u64 = TAGGED(TAG_LISTENER, i);
+        epoll_ctl(l->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, l->listen_fds[i], &ev);
+    }
+    if (l->recv_fd >= 0) {
+        /* not EPOLLEXCLUSIVE: every idle worker of the pool wakes for a
+         * message and one gets it, so none waits while a worker idles */
+        ev.events = EPOLLIN;
+        ev.data.u64 = TAGGED(TAG_QUEUE, 0);
+        epoll_ctl(l->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, l->recv_fd, &ev);
+    }
+    l->accepting = on;
+}
+
+void kd_conn_close(kd_loop *l, kd_conn *c)
+{
+    if (!c->open)
+        return;
+    if (c->pend.route)
+        kd_unpend(l, c);
+    close(c->fd);                     /* also leaves the epoll set */
+    kd_drop_request_files(l, c);
+    c->open = 0;
+    c->in_epoll = 0;
+    c->serving = 0;
+    l->nopen--;
+    if (l->sb)
+        l->sb->connections = (uint32_t)l->nopen;
+    if (!l->accepting && !l->draining && l->nopen < l->max_conns)
+        kd_set_listening(l, 1);
+}
+
+int kd_watch(kd_loop *l, kd_conn *c)
+{
+    struct epoll_event ev;
+    if (c->in_epoll)
+        return 0;
+    ev.events = EPOLLIN | EPOLLRDHUP;
+    ev.data.u64 = (uint64_t)c->fd;
+    if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, c->fd, &ev) != 0)
+        return -1;
+    c->in_epoll = 1;
+    return 0;
+}
+
+/* Switches the connection's epoll interest between reading (0) and
+ * writing deferred output (1). */
+int kd_watch_for(kd_loop *l, kd_conn *c, int out)
+{
+    struct epoll_event ev;
+    ev.events = (out ? EPOLLOUT : EPOLLIN) | EPOLLRDHUP;
+    ev.data.u64 = (uint64_t)c->fd;
+    if (epoll_ctl(l->epfd, c->in_epoll ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->fd, &ev) != 0)
+        return -1;
+    c->in_epoll = 1;
+    return 0;
+}
+
+/* Reads what is there into the connection buffer. 1 read something,
+ * 0 nothing yet, -1 closed or failed. */
+int kd_fill(kd_conn *c)
+{
+    ssize_t n;
+    if (c->in.pos > 0 && c->in.pos == c->in.len)
+        c->in.pos = c->in.len = 0;
+    if (c->in.len == KD_BUF_SIZE)
+        return 1;                     /* full: the parser reports the limit */
+    do {
+        n = read(c->fd, c->in.buf + c->in.len, KD_BUF_SIZE - c->in.len);
+    } while (n < 0 && errno == EINTR);
+    if (n > 0) {
+        c->in.len += (size_t)n;
+        return 1;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return 0;
+    return -1;
+}
+
+/* After an error the connection is never reused, since where the next
+ * request starts is unknown. */
+void kd_conn_error(kd_loop *l, kd_conn *c, int status)
+{
+    char head[256];
+    const char *reason = kd_reason(status);
+    int n = snprintf(head, sizeof head,
+                     "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\n"
+                     "Content-Length: %d\r\nConnection: close\r\nDate: %s\r\n\r\n%s\n",
+                     status, reason, (int)strlen(reason) + 1, kd_date(l), reason);
+    struct iovec iov;
+    iov.iov_base = head;
+    iov.iov_len = (size_t)n;
+    if (c->pend.route)
+        kd_unpend(l, c);
+    c->serving = 0;
+    c->in.pos = c->in.len = 0;              /* what is left unread is never parsed */
+    if (kd_write_all(l, c->fd, &iov, 1) != 0 || shutdown(c->fd, SHUT_WR) != 0) {
+        kd_conn_close(l, c);
+        return;
+    }
+    /* Closing with unread input would send a reset, and the client could
+     * lose the answer with it: read and drop what it still sends for a
+     * little while (the sweep closes it at the deadline). */
+    c->lingering = 1;
+    c->deadline = kd_now() + LINGER;
+    if (kd_watch(l, c) != 0)
+        kd_conn_close(l, c);
+}
+
+/* Reads and drops input on a lingering connection; closes it at EOF. At
+ * most 16 buffers an event, so a client sending fast cannot hold the
+ * loop (and the sweep closes it at its deadline). */
+static void linger_read(kd_loop *l, kd_conn *c)
+{
+    int rv, i = 0;
+    while ((rv = kd_fill(c)) == 1 && ++i < 16)
+        c->in.pos = c->in.len = 0;
+    c->in.pos = c->in.len = 0;
+    if (rv < 0)
+        kd_conn_close(l, c);
+}
+
+static void sweep(kd_loop *l, double now)
+{
+    int fd;
+    l->last_sweep = now;
+    /* retry listening paused by EMFILE even if no connection closed */
+    if (!l->accepting && !l->draining && l->nopen < l->max_conns)
+        kd_set_listening(l, 1);
+    for (fd = 0; fd < l->nroutes; fd++)
+        if (l->routes[fd].phead >= 0)
+            kd_flush_pending(l, fd);     /* in case EPOLLOUT could not be watched */
+    for (fd = 0; fd < l->conns_cap; fd++) {
+        kd_conn *c = l->conns[fd];
+        if (c && c->open && !c->serving && c->deadline < now) {
+            /* a head or a buffered body not finished in time gets 408,
+             * one its pool had no room for 503; idle and lingering
+             * connections just close */
+            if (c->pend.route)
+                kd_conn_error(l, c, 503);
+            else if (c->in.len > c->in.pos && !c->lingering && !c->out.flushing)
+                kd_conn_error(l, c, 408);
+            else if (!c->lingering && !c->out.flushing && kd_fill(c) == 1) {
+                /* idle, but a request came while the worker was busy
+                 * (the event not read yet): it is served, not reset */
+                c->deadline = now + l->header_timeout;
+                kd_enqueue(l, c);
+            } else
+                kd_conn_close(l, c);
+        }
+    }
+}
+
+/* A connection new to this worker, on listener li; NULL (fd closed)
+ * when there is no memory for it. */
+kd_conn *kd_conn_open(kd_loop *l, int fd, int li)
+{
+    kd_conn *c = conn_slot(l, fd);
+    if (!c) {
+        close(fd);
+        return NULL;
+    }
+    c->fd = fd;
+    c->listener = li;
+    c->open = 1;
+    c->in_epoll = c->queued = c->serving = 0;
+    c->in.len = c->in.pos = 0;
+    c->requests = 0;
+    c->lingering = 0;
+    c->pend.route = 0;
+    c->body.start = 0;
+    c->deadline = kd_now() + l->header_timeout;
+    c->remote_addr[0] = '\0';
+    c->remote_port = 0;
+    l->nopen++;
+    if (l->sb)
+        l->sb->connections = (uint32_t)l->nopen;
+    if (l->nopen >= l->max_conns)
+        kd_set_listening(l, 0);
+    return c;
+}
+
+static void accept_one(kd_loop *l, int li)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    kd_conn *c;
+    int fd = accept4(l->listen_fds[li], (struct sockaddr *)&ss, &sl,
+                     SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+        /* out of descriptors: the listener would stay readable and spin
+         * the loop; listen again once a connection closes */
+        if (errno == EMFILE || errno == ENFILE)
+            kd_set_listening(l, 0);
+        return;                       /* or another worker took it */
+    }
+    if (!(c = kd_conn_open(l, fd, li)))
+        return;
+    if (ss.ss_family == AF_INET) {
+        struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+        inet_ntop(AF_INET, &a->sin_addr, c->remote_addr, sizeof c->remote_addr);
+        c->remote_port = ntohs(a->sin_port);
+    } else if (ss.ss_family == AF_INET6) {
+        struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+        inet_ntop(AF_INET6, &a->sin6_addr, c->remote_addr, sizeof c->remote_addr);
+        c->remote_port = ntohs(a->sin6_port);
+    }
+    c->remote_addr_len = strlen(c->remote_addr);
+    /* with TCP_DEFER_ACCEPT the request is usually here already: reading
+     * now saves a trip through epoll for one-request connections */
+    switch (kd_fill(c)) {
+    case 1:
+        kd_enqueue(l, c);
+        break;
+    case 0:
+        if (kd_watch(l, c) != 0)
+            kd_conn_close(l, c);
+        break;
+    default:
+        kd_conn_close(l, c);
+    }
+}
+
+/* Parses a queued connection. 1 when a head is complete. */
+static int try_parse(kd_loop *l, kd_conn *c)
+{
+    int rv = kd_parse_request(c->in.buf + c->in.pos, c->in.len - c->in.pos, &c->req);
+    if (rv == KD_INCOMPLETE) {
+        kd_compact(c);                   /* room for the rest of the head */
+        if (kd_watch(l, c) != 0)
+            kd_conn_close(l, c);
+        return 0;
+    }
+    if (rv == KD_ERROR) {
+        kd_conn_error(l, c, c->req.error_status);
+        return 0;
+    }
+    /* 413 before reading any of it, and before any 100 Continue */
+    if (l->max_body > 0 && c->req.content_length > l->max_body) {
+        kd_conn_error(l, c, 413);
+        return 0;
+    }
+    /* --pool: a request for another pool goes there before its body
+     * (a draining worker serves it itself: the last request on its
+     * connection, and the other pool may be draining too) */
+    if (l->nroutes && !l->draining) {
+        int ri = kd_route_of(l, &c->req);
+        if (ri != l->my_route) {
+            kd_route_to(l, c, ri);
+            return 0;
+        }
+    }
+    /* Chunked bodies, and Content-Length ones too large for the buffer,
+     * go to a temporary file. (A head over half the buffer leaves the body
+     * to the worker: the head stays in the buffer while the body passes
+     * through it.) */
+    if (c->body.fd >= 0 ||
+        (!c->req.expect_continue && rv <= KD_BUF_SIZE / 2 &&
+         (c->req.chunked || c->req.content_length > (int64_t)(KD_BUF_SIZE - (size_t)rv)))) {
+        size_t head_at = c->in.pos;
+        if (kd_spool_body(l, c, (size_t)rv) == 0)
+            return 0;                 /* more to come, or answered */
+        /* 1: the body is in the file; 2: no file, the worker reads it */
+        if (c->in.pos != head_at)        /* the head moved: its pointers with it */
+            kd_parse_request(c->in.buf + c->in.pos, c->in.len - c->in.pos, &c->req);
+    }
+    if (!c->body.in_file && !c->req.chunked && c->req.content_length > 0 && !c->req.expect_continue &&
+        c->req.content_length <= (int64_t)(KD_BUF_SIZE - (size_t)rv) &&
+        c->in.len - c->in.pos < (size_t)rv + (size_t)c->req.content_length) {
+        /* The body fits the buffer: wait for it here, where waiting costs
+         * a descriptor, rather than in a worker's blocking read. Each
+         * arrival re-parses the head (cheap) and moves the deadline on:
+         * --read-timeout is the longest pause between body reads, and
+         * --min-body-rate the slowest average (body_deadline). With
+         * Expect: 100-continue the body is not sent before it is asked
+         * for, so those requests go to the app at once. */
+        double now = kd_now();
+        kd_compact(c);
+        if (c->body.start == 0)
+            c->body.start = now;
+        c->deadline = kd_body_deadline(l, c, now, (int64_t)(c->in.len - (size_t)rv));
+        if (kd_watch(l, c) != 0)
+            kd_conn_close(l, c);
+        return 0;
+    }
+    c->in.pos += (size_t)rv;
+    c->serving = 1;
+    c->req_id = ++l->last_req_id;
+    c->keepalive = c->req.keepalive && !l->draining &&
+                   c->requests + 1 < l->max_keepalive_reqs;
+    c->is_head = c->req.is_head;
+    c->minor_version = c->req.minor_version;
+    c->body.chunked = c->req.chunked && !c->body.in_file;
+    c->body.left = c->req.chunked || c->body.in_file ? 0 :
+                   (c->req.content_length > 0 ? c->req.content_length : 0);
+    c->resp_chunked = 0;
+    c->resp_no_body = 0;
+    c->body.expect_continue = c->req.expect_continue && (c->body.left > 0 || c->body.chunked);
+    c->body.read = 0;
+    /* the body's clock starts with the head (or, after Expect, with the
+     * 100 Continue), unless the loop started it while buffering */
+    if (c->body.start == 0 && (c->body.left > 0 || c->body.chunked))
+        c->body.start = kd_now();
+    if (c->body.chunked)
+        kd_chunked_init(&c->body.chunk);
+    return 1;
+}
+
+int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out)
+{
+    struct epoll_event evs[EVENTS_PER_WAIT];
+    int n, i;
+
+    if (l->sb && l->sb->state != (l->draining ? KD_SB_DRAINING : KD_SB_IDLE)) {
+        /* back from a request (or, the first time, from starting) */
+        if (l->sb->state >= KD_SB_READING && l->sb->state <= KD_SB_WRITING)
+            l->sb->requests++;
+        kd_sb_set_state(l->sb, l->draining ? KD_SB_DRAINING : KD_SB_IDLE);
+    }
+    for (;;) {
+        kd_conn *c;
+        double now;
+
+        while ((c = dequeue(l)) != NULL) {
+            if (c->open && try_parse(l, c)) {
+                if (l->sb) {
+                    kd_sb_set_request(l->sb, c->req.method, c->req.method_len,
+                                      c->req.target, c->req.target_len);
+                    /* a body the worker reads before the app, unless the
+                     * app asks for it (Expect) */
+                    kd_sb_set_state(l->sb, (c->body.left > 0 || c->body.chunked) &&
+                                    !c->body.expect_continue ? KD_SB_READING : KD_SB_APP);
+                }
+                *out = c;
+                return 1;
+            }
+        }
+        if (l->draining && l->nopen == 0) {
+            if (l->drain_queue && kd_queue_waiting(l)) {
+                kd_receive_one(l);
+                continue;
+            }
+            return 0;
+        }
+        n = epoll_wait(l->epfd, evs, EVENTS_PER_WAIT,
+                       timeout_ms < 0 || timeout_ms > 1000 ? 1000 :
+                       l->draining && timeout_ms > 50 ? 50 : timeout_ms);
+        now = kd_now();
+        if (now - l->last_sweep >= (l->draining ? 0.05 : 1.0))
+            sweep(l, now);
+        if (n < 0)
+            return errno == EINTR ? 0 : -1;
+        if (n == 0)
+            return 0;
+        for (i = 0; i < n; i++) {
+            uint64_t d = evs[i].data.u64;
+            if (d >> 32) {
+                int i32 = (int)(d & 0xffffffffu);
+                if (d >> 32 == TAG_LISTENER)
+                    accept_one(l, i32);
+                else if (d >> 32 == TAG_QUEUE)
+                    kd_receive_one(l);
+                else
+                    kd_flush_pending(l, i32);
+                continue;
+            }
+            c = l->conns[(int)d];
+            if (!c || !c->open)
+                continue;
+            if (c->lingering) {
+                linger_read(l, c);
+                continue;
+            }
+            if (c->out.flushing) {
+                kd_flush_out(l, c);
+                continue;
+            }
+            switch (kd_fill(c)) {
+            case 1:
+                /* the head deadline runs from the first byte of a request */
+                if (c->in.len - c->in.pos > 0 && c->requests > 0 && c->deadline > now + l->header_timeout)
+                    c->deadline = now + l->header_timeout;
+                kd_enqueue(l, c);
+                break;
+            case -1:
+                kd_conn_close(l, c);
+                break;
+            }
+        }
+    }
+}
+
+void kd_loop_scoreboard(kd_loop *l, kd_sb_slot *slot)
+{
+    l->sb = slot;
+    if (slot) {
+        slot->connections = (uint32_t)l->nopen;
+        kd_sb_set_state(slot, l->draining ? KD_SB_DRAINING : KD_SB_IDLE);
+    }
+}
+
+int kd_loop_drained(kd_loop *l)
+{
+    return l->draining && l->nopen == 0 && !(l->drain_queue && kd_queue_waiting(l));
+}
+
+void kd_loop_stop_accepting(kd_loop *l, int keep_queue)
+{
+    /* Connections stay open: each gets one more response, marked
+     * Connection: close, so a client that is about to send on an idle
+     * keep-alive connection is answered instead of reset. */
+    int fd, ri;
+    double now = kd_now();
+    if (l->draining)
+        return;                       /* the grace below is granted once */
+    kd_set_listening(l, 0);
+    l->draining = 1;
+    if (keep_queue && l->recv_fd >= 0) {
+        /* a stop: the queue's connections were accepted by the server,
+         * and no replacement will take them */
+        struct epoll_event ev;
+        ev.events = EPOLLIN;
+        ev.data.u64 = TAGGED(TAG_QUEUE, 0);
+        if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->recv_fd, &ev) == 0)
+            l->drain_queue = 1;
+    }
+    /* Requests waiting to be handed to another pool are served here:
+     * parsed again, they are no longer routed. */
+    for (ri = 0; ri < l->nroutes; ri++) {
+        kd_route *r = &l->routes[ri];
+        while (r->phead >= 0) {
+            kd_conn *c = l->conns[r->phead];
+            kd_unpend(l, c);
+            kd_enqueue(l, c);
+        }
+        if (r->watching && epoll_ctl(l->epfd, EPOLL_CTL_DEL, r->send_fd, NULL) == 0)
+            r->watching = 0;
+    }
+    if (l->sb && l->sb->state == KD_SB_IDLE)
+        kd_sb_set_state(l->sb, KD_SB_DRAINING);   /* else once the request is done */
+    /* A connection idle for a while is a pooled one, as unlikely to send
+     * now as at any keep-alive expiry: it gets DRAIN_IDLE more seconds,
+     * not its whole keep-alive timeout. */
+    for (fd = 0; fd < l->conns_cap; fd++) {
+        kd_conn *c = l->conns[fd];
+        if (c && c->open && !c->serving && !c->out.flushing && c->in.pos == c->in.len) {
+            /* (a new connection's clock runs from its accept: its client
+             * is about to send the first request, so it too gets
+             * DRAIN_IDLE, not a close now) */
+            double idle_since = c->deadline - (c->requests > 0 ? l->keepalive_timeout : l->header_timeout);
+            if (idle_since + DRAIN_IDLE < c->deadline)
+                c->deadline = idle_since + DRAIN_IDLE > now ? idle_since + DRAIN_IDLE : now;
+        }
+    }
+}
+
+void kd_conn_finish(kd_loop *l, kd_conn *c, int keepalive)
+{
+    if (!c->open)
+        return;
+    c->serving = 0;
+    c->requests++;
+    c->body.start = 0;
+    if (c->out.flushing) {
+        /* the loop sends the rest first (flush_out), then finishes */
+        c->out.keepalive = keepalive;
+        c->deadline = kd_now() + l->write_timeout;
+        if (kd_watch_for(l, c, 1) != 0)
+            kd_conn_close(l, c);
+        return;
+    }
+    kd_finish_now(l, c, keepalive);
+}
+
+void kd_finish_now(kd_loop *l, kd_conn *c, int keepalive)
+{
+    if (c->body.fd >= 0) {
+        close(c->body.fd);
+        c->body.fd = -1;
+        c->body.in_file = 0;
+    }
+    /* a body the app left unread would be parsed as the next request */
+    if (!keepalive || l->draining || c->body.left > 0 ||
+        (c->body.chunked && !c->body.chunk.done)) {
+        kd_conn_close(l, c);
+        return;
+    }
+    if (c->in.pos < c->in.len) {
+        kd_enqueue(l, c);                /* pipelined request already here */
+        c->deadline = kd_now() + l->header_timeout;
+    } else {
+        c->in.pos = c->in.len = 0;
+        c->deadline = kd_now() + l->keepalive_timeout;
+        if (kd_watch(l, c) != 0)
+            kd_conn_close(l, c);
+    }
+}

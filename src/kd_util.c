@@ -1,0 +1,146 @@
+/* kd_util.c: date strings, reason phrases, clocks, waits and temporary files. See kd_conn.h. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "kd_conn_int.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+double kd_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int kd_wait(int fd, short events, double timeout)
+{
+    double deadline = kd_now() + timeout;
+    for (;;) {
+        struct pollfd p;
+        double left = deadline - kd_now();
+        int rv;
+        if (left <= 0)
+            return 0;
+        p.fd = fd;
+        p.events = events;
+        p.revents = 0;
+        /* round up so a fractional timeout never becomes a busy loop */
+        rv = poll(&p, 1, (int)(left * 1000.0) + 1);
+        if (rv > 0)
+            return 1;                     /* ready, or an error the I/O call will report */
+        if (rv == 0)
+            continue;                     /* recheck the deadline */
+        if (errno != EINTR)
+            return -1;
+    }
+}
+
+const char *kd_date(kd_loop *l)
+{
+    time_t now = time(NULL);
+    if ((long)now != l->date_sec) {
+        struct tm tm;
+        gmtime_r(&now, &tm);
+        strftime(l->date, sizeof l->date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+        l->date_sec = (long)now;
+    }
+    return l->date;
+}
+
+const char *kd_reason(int status)
+{
+    switch (status) {
+    case 100: return "Continue";
+    case 101: return "Switching Protocols";
+    case 200: return "OK";
+    case 201: return "Created";
+    case 202: return "Accepted";
+    case 203: return "Non-Authoritative Information";
+    case 204: return "No Content";
+    case 205: return "Reset Content";
+    case 206: return "Partial Content";
+    case 300: return "Multiple Choices";
+    case 301: return "Moved Permanently";
+    case 302: return "Found";
+    case 303: return "See Other";
+    case 304: return "Not Modified";
+    case 307: return "Temporary Redirect";
+    case 308: return "Permanent Redirect";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 406: return "Not Acceptable";
+    case 408: return "Request Timeout";
+    case 409: return "Conflict";
+    case 410: return "Gone";
+    case 411: return "Length Required";
+    case 412: return "Precondition Failed";
+    case 413: return "Content Too Large";
+    case 414: return "URI Too Long";
+    case 415: return "Unsupported Media Type";
+    case 416: return "Range Not Satisfiable";
+    case 417: return "Expectation Failed";
+    case 422: return "Unprocessable Content";
+    case 426: return "Upgrade Required";
+    case 429: return "Too Many Requests";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 502: return "Bad Gateway";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    case 505: return "HTTP Version Not Supported";
+    default: return "";
+    }
+}
+
+/* An unlinked temporary file in $TMPDIR (or /tmp), or -1. O_TMPFILE never
+ * leaves a name behind; file systems without it (older overlayfs) get a
+ * named file, unlinked at once. */
+int kd_temp_file(void)
+{
+    const char *dir = getenv("TMPDIR");
+    char path[4096];
+    int fd;
+    if (!dir || !*dir)
+        dir = "/tmp";
+    fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0 || (size_t)snprintf(path, sizeof path, "%s/kamado-XXXXXX", dir) >= sizeof path)
+        return fd;
+    fd = mkostemp(path, O_CLOEXEC);
+    if (fd >= 0)
+        unlink(path);
+    return fd;
+}
+
+/* Writes all of buf to fd: 0 or -1. */
+int kd_write_file(int fd, const char *buf, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, buf, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        buf += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}

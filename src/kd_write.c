@@ -1,0 +1,206 @@
+/* kd_write.c: responses: blocking writes, and the rests the loop sends for slow readers. See kd_conn.h. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "kd_conn_int.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Releases what a request held beyond the connection buffer: a spooled
+ * body, and deferred output, sent or not. */
+void kd_drop_request_files(kd_loop *l, kd_conn *c)
+{
+    if (c->body.fd >= 0) {              /* a spooled request body, too */
+        close(c->body.fd);
+        c->body.fd = -1;
+    }
+    c->body.in_file = 0;
+    if (c->out.fd >= 0) {
+        l->spool_total -= c->out.len;
+        close(c->out.fd);
+        c->out.fd = -1;
+    } else if (c->out.buf) {
+        l->out_total -= c->out.len;
+        free(c->out.buf);
+        c->out.buf = NULL;
+    }
+    c->out.flushing = 0;
+}
+
+/* Sends deferred output; once it is all out, finishes the request. */
+void kd_flush_out(kd_loop *l, kd_conn *c)
+{
+    while (c->out.off < c->out.len) {
+        ssize_t n;
+        if (c->out.fd >= 0) {
+            off_t off = (off_t)c->out.off;
+            n = sendfile(c->fd, c->out.fd, &off, c->out.len - c->out.off);
+            if (n == 0)
+                n = -1, errno = EIO;  /* the file cannot shrink; be safe */
+        } else {
+            n = send(c->fd, c->out.buf + c->out.off, c->out.len - c->out.off, MSG_NOSIGNAL);
+        }
+        if (n > 0) {
+            c->out.off += (size_t)n;
+            c->deadline = kd_now() + l->write_timeout;   /* progress */
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;                   /* EPOLLOUT calls again */
+        kd_conn_close(l, c);
+        return;
+    }
+    kd_drop_request_files(l, c);
+    if (kd_watch_for(l, c, 0) != 0) {
+        kd_conn_close(l, c);
+        return;
+    }
+    kd_finish_now(l, c, c->out.keepalive);
+}
+
+int kd_write_all(kd_loop *l, int fd, struct iovec *iov, int iovcnt)
+{
+    while (iovcnt > 0) {
+        struct msghdr m;
+        ssize_t n;
+        memset(&m, 0, sizeof m);
+        m.msg_iov = iov;
+        m.msg_iovlen = (size_t)(iovcnt > 1024 ? 1024 : iovcnt);
+        n = sendmsg(fd, &m, MSG_NOSIGNAL);
+        if (n < 0) {
+            int rv;
+            if (errno == EINTR)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                return -1;
+            rv = kd_wait(fd, POLLOUT, l->write_timeout);
+            if (rv == 0)
+                errno = ETIMEDOUT;
+            if (rv <= 0)
+                return -1;
+            continue;
+        }
+        while (iovcnt > 0 && (size_t)n >= iov->iov_len) {
+            n -= (ssize_t)iov->iov_len;
+            iov++;
+            iovcnt--;
+        }
+        if (iovcnt > 0) {
+            iov->iov_base = (char *)iov->iov_base + n;
+            iov->iov_len -= (size_t)n;
+        }
+    }
+    return 0;
+}
+
+/* Writes the unsent rest of a response to an unlinked temporary file for
+ * kd_flush_out() to sendfile. 0, or -1 when no file could take it. */
+static int spool_out(kd_loop *l, kd_conn *c, const struct iovec *iov, int iovcnt, size_t left)
+{
+    int fd = kd_temp_file(), i;
+    if (fd < 0)
+        return -1;
+    for (i = 0; i < iovcnt; i++) {
+        if (kd_write_file(fd, iov[i].iov_base, iov[i].iov_len) != 0) {
+            close(fd);                /* a full disk: write it the slow way */
+            return -1;
+        }
+    }
+    c->out.fd = fd;
+    c->out.len = left;
+    c->out.off = 0;
+    l->spool_total += left;
+    c->out.flushing = 1;
+    return 0;
+}
+
+int kd_write_last(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt)
+{
+    struct msghdr m;
+    ssize_t n;
+    size_t left = 0;
+    int i;
+    char *p;
+
+    memset(&m, 0, sizeof m);
+    m.msg_iov = iov;
+    m.msg_iovlen = (size_t)(iovcnt > 1024 ? 1024 : iovcnt);
+    do {
+        n = sendmsg(c->fd, &m, MSG_NOSIGNAL);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+        return -1;
+    if (n < 0)
+        n = 0;
+    while (iovcnt > 0 && (size_t)n >= iov->iov_len) {
+        n -= (ssize_t)iov->iov_len;
+        iov++;
+        iovcnt--;
+    }
+    if (iovcnt == 0)
+        return 0;                     /* the usual case: all taken at once */
+    iov->iov_base = (char *)iov->iov_base + n;
+    iov->iov_len -= (size_t)n;
+    for (i = 0; i < iovcnt; i++)
+        left += iov[i].iov_len;
+    if (left > l->write_buffer || l->out_total + left > 32 * l->write_buffer ||
+        !(p = malloc(left))) {
+        if (l->write_buffer > 0 && l->spool_total + left <= 256 * l->write_buffer &&
+            spool_out(l, c, iov, iovcnt, left) == 0)
+            return 0;
+        return kd_write_all(l, c->fd, iov, iovcnt);
+    }
+    c->out.buf = p;
+    c->out.len = left;
+    c->out.off = 0;
+    for (i = 0; i < iovcnt; i++) {
+        memcpy(p, iov[i].iov_base, iov[i].iov_len);
+        p += iov[i].iov_len;
+    }
+    l->out_total += left;
+    c->out.flushing = 1;
+    return 0;
+}
+
+int kd_sendfile_all(kd_loop *l, int out_fd, int in_fd, off_t off, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = sendfile(out_fd, in_fd, &off, len);
+        if (n > 0) {
+            len -= (size_t)n;
+            continue;
+        }
+        if (n == 0) {
+            errno = EIO;              /* the file shrank under us */
+            return -1;
+        }
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            int rv = kd_wait(out_fd, POLLOUT, l->write_timeout);
+            if (rv == 0)
+                errno = ETIMEDOUT;
+            if (rv <= 0)
+                return -1;
+            continue;
+        }
+        return -1;
+    }
+    return 0;
+}
