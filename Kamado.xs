@@ -365,8 +365,14 @@ PROTOTYPES: DISABLE
 BOOT:
 {
     int i;
+    HV *stash = gv_stashpvs("Kamado", GV_ADD);
     for (i = 0; i < K_COUNT; i++)
         PERL_HASH(env_keys[i].hash, env_keys[i].name, env_keys[i].len);
+    /* the numbers C and Perl share, by name */
+    newCONSTSUB(stash, "BODY_NONE", newSViv(KD_BODY_NONE));
+    newCONSTSUB(stash, "BODY_LENGTH", newSViv(KD_BODY_LENGTH));
+    newCONSTSUB(stash, "BODY_CHUNKED", newSViv(KD_BODY_CHUNKED));
+    newCONSTSUB(stash, "BODY_FILE", newSViv(KD_BODY_FILE));
     (void)pthread_atfork(NULL, NULL, kd_after_fork);
 }
 
@@ -466,8 +472,7 @@ PPCODE:
     EXTEND(SP, 3);
     mPUSHi(c->fd);
     mPUSHs(newRV_noinc((SV *)build_env(aTHX_ self, c)));
-    /* 0: no body, 1: Content-Length, 2: chunked, 3: in a file (body_file) */
-    mPUSHi(kd_conn_body_file(c) >= 0 ? 3 : c->body.chunked ? 2 : c->body.left > 0 ? 1 : 0);
+    mPUSHi(kd_conn_body_kind(c));   /* Kamado::BODY_* */
 }
 
 int

@@ -120,6 +120,14 @@ and the C<--header-timeout>, C<--read-timeout>,
 C<--write-timeout> and C<--keepalive-timeout> deadlines, which are kept
 with poll(2) deadlines, never with signals.
 
+=head1 CONSTANTS
+
+How a request brings its body, as C<< Kamado::Loop->next_request >> reports
+it (the numbers are the C engine's, F<src/kd_conn.h>): C<Kamado::BODY_NONE>,
+C<Kamado::BODY_LENGTH> (a Content-Length body the worker reads),
+C<Kamado::BODY_CHUNKED> (a chunked one it decodes) and C<Kamado::BODY_FILE>
+(the event loop has the whole body in a temporary file already).
+
 =head1 SEE ALSO
 
 L<kamado>, L<Plack::Handler::Kamado>, L<Kamado::Prefork>, L<Plack>,

@@ -90,6 +90,21 @@ typedef struct kd_conn {
     kd_request req;
 } kd_conn;
 
+/* How the request being served brings its body; the XS exports these to
+ * Perl as Kamado::BODY_NONE and so on. */
+enum {
+    KD_BODY_NONE = 0,               /* none */
+    KD_BODY_LENGTH = 1,             /* Content-Length, read with kd_conn_read_body */
+    KD_BODY_CHUNKED = 2,            /* chunked, decoded by kd_conn_read_body */
+    KD_BODY_FILE = 3                /* whole in a temporary file (kd_conn_body_file) */
+};
+
+static inline int kd_conn_body_kind(const kd_conn *c)
+{
+    return c->body.in_file ? KD_BODY_FILE : c->body.chunked ? KD_BODY_CHUNKED :
+           c->body.left > 0 ? KD_BODY_LENGTH : KD_BODY_NONE;
+}
+
 /* Whether the request being served has body bytes no one has read: the
  * next request's start is then unknown. */
 static inline int kd_conn_body_unread(const kd_conn *c)

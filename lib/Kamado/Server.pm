@@ -245,7 +245,7 @@ sub _deferred_body {
 sub _read_body {
     my ($self, $fd, $env, $kind) = @_;
     my $loop = $self->{loop};
-    if ($kind == 3) {
+    if ($kind == Kamado::BODY_FILE) {
         # the event loop has spooled it already (lib/Kamado.pm): a handle
         # of our own on its temporary file, or the bytes in memory when
         # they are few enough (--spool-threshold)
@@ -268,7 +268,7 @@ sub _read_body {
         $env->{'psgi.input'} = $input;
         return 1;
     }
-    my $length = $kind == 1 ? $env->{CONTENT_LENGTH} : undef;
+    my $length = $kind == Kamado::BODY_LENGTH ? $env->{CONTENT_LENGTH} : undef;
 
     if (defined $length && $length <= $self->{spool_threshold}) {
         my $buf = '';
@@ -293,7 +293,7 @@ sub _read_body {
         $read += length $chunk;
     }
     return $self->_body_failed($fd, $env) if defined $length && $read != $length;
-    if ($kind == 2) {
+    if ($kind == Kamado::BODY_CHUNKED) {
         # the app sees a plain body of known length, as with Content-Length
         $env->{CONTENT_LENGTH} = $read;
         delete $env->{HTTP_TRANSFER_ENCODING};
