@@ -414,6 +414,7 @@ CODE:
     SETTING("max_request_body", max_body, (int64_t)SvNV);
     SETTING("min_body_rate", min_body_rate, SvNV);
     SETTING("write_buffer", write_buffer, (size_t)SvUV);
+    SETTING("expect_to_app", expect_to_app, SvTRUE);
 #undef SETTING
 }
 OUTPUT:

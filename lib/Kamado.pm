@@ -39,9 +39,10 @@ head in 64 KiB, anything larger, and every chunked body, decoded, into an
 unlinked temporary file), so slow clients cannot tie up the workers. So
 does the unsent rest of a complete response to a client that reads slowly
 (C<--write-buffer>: in memory, or in a temporary file for large answers).
-Bodies sent after C<Expect: 100-continue> are read by the worker when the
-app asks for them, with C<--read-timeout> and C<--min-body-rate> bounding
-them; a client that does not read a streamed response holds its worker
+So are bodies sent after C<Expect: 100-continue>: the loop answers
+C<100 Continue> itself (unless C<--expect-to-app> leaves that to the app,
+whose worker then reads the body when the app asks for it, with
+C<--read-timeout> and C<--min-body-rate> bounding it); a client that does not read a streamed response holds its worker
 for at most C<--write-timeout> per stalled write.
 
 The command-line options are documented in L<kamado>.
@@ -52,9 +53,10 @@ PSGI 1.1 with C<psgi.streaming> (delayed responses and the writer),
 C<psgix.input.buffered> (the whole body is read before the app runs and
 reaches it in memory up to C<--spool-threshold>, as a temporary file above
 it; except
-after C<Expect: 100-continue>, where C<psgix.input.buffered> is false and
-the body is read, and the C<100 Continue> sent, when the app first reads
-C<psgi.input>, so an app that answers without reading never asks for it),
+after C<Expect: 100-continue> with C<--expect-to-app>, where
+C<psgix.input.buffered> is false and the body is read, and the
+C<100 Continue> sent, when the app first reads C<psgi.input>, so an app
+that answers without reading never asks for it),
 C<psgix.harakiri> and C<psgix.harakiri.commit> (the worker exits after the
 response), C<psgix.cleanup> and C<psgix.cleanup.handlers> (run after the
 response is sent). C<psgix.io> is not provided.

@@ -40,6 +40,7 @@ typedef struct {
     int chunked;                    /* a chunked body the worker decodes */
     kd_chunked chunk;
     int expect_continue;            /* send 100 Continue before reading */
+    int continued;                  /* the loop asked for the body itself */
     int64_t read;                   /* decoded body bytes so far */
     double start;                   /* when the head was complete; 0: not yet */
     int fd;                         /* temporary file the loop spools a body to; -1 */
@@ -153,6 +154,7 @@ typedef struct {
     int max_conns;
     int64_t max_body;               /* request body limit in bytes; 0: none */
     double min_body_rate;           /* bytes/s a body must average; 0: none */
+    int expect_to_app;              /* Expect: 100-continue is the app's to answer */
     size_t write_buffer;            /* response bytes one connection may defer */
     size_t out_total;               /* deferred bytes held now, all connections */
     size_t spool_total;             /* deferred bytes in temporary files */

@@ -361,6 +361,7 @@ kd_conn *kd_conn_open(kd_loop *l, int fd, int li)
     c->lingering = 0;
     c->pend.route = 0;
     c->body.start = 0;
+    c->body.continued = 0;
     c->deadline = kd_now() + l->header_timeout;
     c->remote_addr[0] = '\0';
     c->remote_port = 0;
@@ -442,12 +443,33 @@ static int try_parse(kd_loop *l, kd_conn *c)
             return 0;
         }
     }
+    /* Expect: 100-continue, unless the app decides (--expect-to-app): the
+     * loop asks for the body itself and holds it as any other, as nginx
+     * does in front of an upstream, so a slow upload never reaches a
+     * worker. The 100 goes once, and not when body bytes came without
+     * waiting for it (RFC 9110 10.1.1). */
+    if (c->req.expect_continue && !l->expect_to_app && !c->body.continued &&
+        (c->req.chunked || c->req.content_length > 0)) {
+        static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+        c->body.continued = 1;
+        if (c->in.len - c->in.pos == (size_t)rv) {
+            ssize_t n;
+            do {
+                n = send(c->fd, cont, sizeof cont - 1, MSG_NOSIGNAL);
+            } while (n < 0 && errno == EINTR);
+            if (n != (ssize_t)(sizeof cont - 1)) {
+                kd_conn_close(l, c);  /* a fresh socket takes 25 bytes, or is gone */
+                return 0;
+            }
+            c->body.start = kd_now();
+        }
+    }
     /* Chunked bodies, and Content-Length ones too large for the buffer,
      * go to a temporary file. (A head over half the buffer leaves the body
      * to the worker: the head stays in the buffer while the body passes
      * through it.) */
     if (c->body.fd >= 0 ||
-        (!c->req.expect_continue && rv <= KD_BUF_SIZE / 2 &&
+        ((!c->req.expect_continue || c->body.continued) && rv <= KD_BUF_SIZE / 2 &&
          (c->req.chunked || c->req.content_length > (int64_t)(KD_BUF_SIZE - (size_t)rv)))) {
         size_t head_at = c->in.pos;
         if (kd_spool_body(l, c, (size_t)rv) == 0)
@@ -456,7 +478,8 @@ static int try_parse(kd_loop *l, kd_conn *c)
         if (c->in.pos != head_at)        /* the head moved: its pointers with it */
             kd_parse_request(c->in.buf + c->in.pos, c->in.len - c->in.pos, &c->req);
     }
-    if (!c->body.in_file && !c->req.chunked && c->req.content_length > 0 && !c->req.expect_continue &&
+    if (!c->body.in_file && !c->req.chunked && c->req.content_length > 0 &&
+        (!c->req.expect_continue || c->body.continued) &&
         c->req.content_length <= (int64_t)(KD_BUF_SIZE - (size_t)rv) &&
         c->in.len - c->in.pos < (size_t)rv + (size_t)c->req.content_length) {
         /* The body fits the buffer: wait for it here, where waiting costs
@@ -464,8 +487,8 @@ static int try_parse(kd_loop *l, kd_conn *c)
          * arrival re-parses the head (cheap) and moves the deadline on:
          * --read-timeout is the longest pause between body reads, and
          * --min-body-rate the slowest average (body_deadline). With
-         * Expect: 100-continue the body is not sent before it is asked
-         * for, so those requests go to the app at once. */
+         * Expect: 100-continue and --expect-to-app the body is not sent
+         * before the app asks for it, so those requests go to it at once. */
         double now = kd_now();
         kd_compact(c);
         if (c->body.start == 0)
@@ -487,7 +510,8 @@ static int try_parse(kd_loop *l, kd_conn *c)
                    (c->req.content_length > 0 ? c->req.content_length : 0);
     c->resp_chunked = 0;
     c->resp_no_body = 0;
-    c->body.expect_continue = c->req.expect_continue && (c->body.left > 0 || c->body.chunked);
+    c->body.expect_continue = c->req.expect_continue && !c->body.continued &&
+                              (c->body.left > 0 || c->body.chunked);
     c->body.read = 0;
     /* the body's clock starts with the head (or, after Expect, with the
      * 100 Continue), unless the loop started it while buffering */
@@ -653,6 +677,7 @@ void kd_conn_finish(kd_loop *l, kd_conn *c, int keepalive)
     c->serving = 0;
     c->requests++;
     c->body.start = 0;
+    c->body.continued = 0;
     if (c->out.flushing) {
         /* the loop sends the rest first (flush_out), then finishes */
         c->out.keepalive = keepalive;

@@ -13,7 +13,7 @@ use Kamado::Scoreboard;
 use IO::Socket::IP;
 
 my $listener = Kamado::Listener->bind('127.0.0.1:0');
-my $loop = Kamado::Loop->new([$listener->fd], [$listener->env_template], {});
+my $loop = Kamado::Loop->new([$listener->fd], [$listener->env_template], {expect_to_app => 1});
 my $board = Kamado::Scoreboard->new(2);
 $board->claim(1, 3);
 $board->set_pid(1, $$);
@@ -26,7 +26,7 @@ is_deeply [map { $_->{state} } ($board->slots)[0]], ['free'], 'the other slot un
 
 my $client = IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $listener->port) or die $!;
 $client->autoflush(1);
-# Expect: the body stays with the client until the app reads it
+# Expect, left to the app: the body stays with the client until it reads it
 syswrite $client, "POST /up?a=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n";
 my ($fd, $env, $kind);
 for (1 .. 50) { ($fd, $env, $kind) = $loop->next_request(100) and last }

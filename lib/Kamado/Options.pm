@@ -41,6 +41,7 @@ our @TABLE = (
     ['write-buffer',           '=i',  1048576,'response bytes per connection the event loop sends for a slow reader', [0, 1073741824]],
     ['max-connections',        '=i',  1000,   'open connections per worker', [1, 1048576]],
     ['max-request-body',       '=i',  1073741824, 'largest request body in bytes (413 above it); 0 no limit', [0, 9007199254740992]],
+    ['expect-to-app',          '!',   0,      'Expect: 100-continue is the app\'s to answer (it reads psgi.input to accept the upload), not the server\'s'],
     ['spool-threshold',        '=i',  1048576,'request bodies larger than this reach the app as a temporary file', [0, 1073741824]],
     ['user',                   '=s',  undef,  'user (name or uid) to run as once the listeners are bound, with its groups'],
     ['group',                  '=s',  undef,  'group (name or gid) to run as, instead of the --user\'s own'],

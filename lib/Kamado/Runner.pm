@@ -183,7 +183,7 @@ sub serve {
             loop_settings   => {
                 map { ($_ => $opt->{$_}) }
                     qw(keepalive_timeout header_timeout read_timeout write_timeout max_keepalive_reqs
-                       max_connections max_request_body min_body_rate write_buffer),
+                       max_connections max_request_body min_body_rate write_buffer expect_to_app),
             },
         },
     );

@@ -34,6 +34,8 @@ sub new {
         request_timeout   => $args{request_timeout} || 0,  # seconds; 0: none
         spool_threshold   => $args{spool_threshold} // 1024 * 1024,
         loop_settings     => $args{loop_settings} || {},
+        # --expect-to-app: the app reads psgi.input to accept an Expect upload
+        expect_to_app     => ($args{loop_settings} || {})->{expect_to_app},
         on_drain          => $args{on_drain},           # called when accepting stops
         scoreboard        => $args{scoreboard},         # Kamado::Scoreboard, or undef
         slot              => $args{slot},               # this worker's slot in it
@@ -170,11 +172,14 @@ sub handle_request {
     my $loop = $self->{loop};
     if ($body_kind) {
         $self->{body_failed} = undef;
-        if (_expects_continue($env)) {
+        if ($self->{expect_to_app} && _expects_continue($env)) {
             my $request = $loop->serving($fd);
             $env->{'psgi.input'} = Kamado::DeferredInput->handle(sub { $self->_deferred_body($fd, $env, $body_kind, $request) });
             $env->{'psgix.input.buffered'} = 0;
         } else {
+            # the server has answered any Expect itself (the loop holds
+            # the body, or the read sends the 100): none left to the app
+            delete $env->{HTTP_EXPECT};
             $self->_read_body($fd, $env, $body_kind) or return;
         }
     } else {
@@ -222,7 +227,8 @@ sub _empty_input {
 }
 
 # HTTP/1.1 "Expect: 100-continue" (the parser has refused any other
-# expectation, and ignores it in HTTP/1.0, which has no 1xx answers).
+# expectation, and ignores it in HTTP/1.0, which has no 1xx answers), left
+# to the app with --expect-to-app.
 sub _expects_continue {
     my ($env) = @_;
     return exists $env->{HTTP_EXPECT} && $env->{SERVER_PROTOCOL} eq 'HTTP/1.1';

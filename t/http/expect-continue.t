@@ -1,7 +1,8 @@
 # Expect: 100-continue: the server answers "HTTP/1.1 100 Continue" before
 # reading the body; the client sends the body only then and gets the final
 # response, on a connection that goes on. No 100 for a request without a
-# body or for HTTP/1.0 (which has no 100-continue).
+# body or for HTTP/1.0 (which has no 100-continue). The server has answered
+# the expectation: the app does not see it.
 use strict;
 use warnings;
 use lib 't/lib';
@@ -35,7 +36,7 @@ is read_interim($c, 5), "HTTP/1.1 100 Continue\r\n\r\n", 'Content-Length body: 1
 syswrite $c, 'hello world';
 my $res = read_response($c, buffer => \$buf);
 is $res && $res->{status}, 200, 'then the final response';
-is $res->{body}, '/cl got [hello world] expect=100-continue', 'with the body sent after the 100';
+is $res->{body}, '/cl got [hello world] expect=-', 'with the body sent after the 100 (and no Expect left for the app)';
 
 syswrite $c, "POST /chunked HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nExpect: 100-Continue\r\n\r\n";
 is read_interim($c, 5), "HTTP/1.1 100 Continue\r\n\r\n", 'chunked body (any case of 100-continue), same connection: 100 Continue';

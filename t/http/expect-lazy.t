@@ -1,5 +1,5 @@
-# Expect: 100-continue is answered only when the app reads its input: an
-# app that answers without reading (a 401, a redirect) sends no 100, and
+# With --expect-to-app, Expect: 100-continue is answered only when the app
+# reads its input: an app that answers without reading (a 401, a redirect) sends no 100, and
 # the connection ends with the response (its body was never sent, so the
 # next request's start is unknown). Reading works through every handle
 # call an app may use.
@@ -16,7 +16,7 @@ use File::Temp ();
 my $late_dir = File::Temp->newdir;
 my $late_log = "$late_dir/late.log";
 local $ENV{KT_LATE} = $late_log;
-my $server = start_server(app => <<'APP');
+my $server = start_server(args => ['--expect-to-app'], app => <<'APP');
 sub {
     my $env = shift;
     my $in = $env->{'psgi.input'};

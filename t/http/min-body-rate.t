@@ -2,7 +2,8 @@
 # RATE bytes received, however short each pause, so a trickled body is cut
 # off with 408, wherever it is read: in the event loop's buffer (it fits),
 # in the loop's temporary file (it does not, or it is chunked), or by the
-# worker (after Expect: 100-continue, once the app asks for it).
+# worker (after Expect: 100-continue with --expect-to-app, once the app
+# asks for it).
 # A body at a decent rate is served.
 use strict;
 use warnings;
@@ -12,7 +13,7 @@ use Socket qw(IPPROTO_TCP TCP_NODELAY);
 use Time::HiRes ();
 use Kamado::Test::HTTP qw(hit_server hits parse_response);
 
-my $server = hit_server(args => ['--read-timeout', '2', '--min-body-rate', '100']);
+my $server = hit_server(args => ['--read-timeout', '2', '--min-body-rate', '100', '--expect-to-app']);
 
 # Sends the head, then $piece bytes every $every seconds, until the server
 # answers or closes (or $limit seconds pass). Returns (what came back,

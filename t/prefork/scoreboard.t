@@ -18,7 +18,7 @@ plan skip_all => 'needs /proc' unless -r "/proc/$$/stat";
 my $dir = File::Temp->newdir;
 my $file = "$dir/scoreboard";
 local $ENV{KT_DIR} = "$dir";
-my $server = start_server(workers => 2, args => ['--scoreboard', $file], app => <<'APP');
+my $server = start_server(workers => 2, args => ['--scoreboard', $file, '--expect-to-app'], app => <<'APP');
 sub {
     my $env = shift;
     my $wait = sub {
@@ -78,7 +78,8 @@ ok eventually(sub { my $s = slot_of($busy->{pid}); $s->{state} eq 'idle' && $s->
     'then idle, with one more request served';
 is slot_of($busy->{pid})->{request}, $line, 'the last request line stays';
 
-# reading a body the app asked for (Expect: 100-continue reaches the app first)
+# reading a body the app asked for (with --expect-to-app, Expect:
+# 100-continue reaches the app first)
 $c = $server->connect;
 syswrite $c, "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n";
 like read_until($c, qr/\r\n\r\n/), qr/^HTTP\/1.1 100 /, '100 Continue: the app reads';
