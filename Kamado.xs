@@ -545,6 +545,25 @@ PPCODE:
 }
 
 void
+write_file_response(Kamado::Loop self, int fd, int status, AV *headers, int in_fd, IV offset, IV length)
+PPCODE:
+{
+    /* a response whose body is a file: what the client does not take at
+     * once, the event loop sends (kd_write_file_last) */
+    kd_conn *c = serving_conn(aTHX_ self, fd);
+    size_t hlen = build_head(aTHX_ self, c, status, headers, length);
+    int ok;
+    if (hlen == 0)
+        XSRETURN_NO;                 /* invalid: nothing was written */
+    ok = kd_write_file_last(self->loop, c, self->head, hlen, in_fd, (int64_t)offset,
+                            c->resp_no_body || length < 0 ? 0 : (int64_t)length) == 0;
+    kd_conn_finish(self->loop, c, ok && c->keepalive);
+    if (ok)
+        XSRETURN_YES;
+    XSRETURN_UNDEF;                  /* the client went away: $! says why */
+}
+
+void
 write_head(Kamado::Loop self, int fd, int status, AV *headers, IV content_length = -1)
 PPCODE:
 {

@@ -48,11 +48,15 @@ typedef struct {
     int in_file;                    /* the whole body is in fd */
 } kd_conn_body;
 
-/* Response bytes the loop sends for a slow reader (c->out). */
+/* Response bytes the loop sends for a slow reader (c->out): bytes in
+ * memory first, then a file's (a temporary one holding a response's rest,
+ * or the app's own file body). */
 typedef struct {
-    char *buf;                      /* in memory */
-    int fd;                         /* or a temporary file holding them; -1 */
-    size_t len, off;
+    char *buf;                      /* in memory; NULL: none */
+    size_t len, off;                /* buf's length, and how much is sent */
+    int fd;                         /* then this file from file_off to file_end; -1 */
+    int64_t file_off, file_end;
+    size_t spooled;                 /* the temporary file's share of spool_total */
     int flushing;                   /* holds bytes; finish when sent */
     int keepalive;                  /* what kd_conn_finish decided meanwhile */
 } kd_conn_out;
@@ -239,6 +243,17 @@ int kd_write_all(kd_loop *l, int fd, struct iovec *iov, int iovcnt);
  * does. kd_conn_finish() then waits for the loop to send it before
  * reusing or closing the connection. 0 or -1. */
 int kd_write_last(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt);
+
+/* Writes a response whose body is len bytes of in_fd from offset off,
+ * head (hlen bytes) first. What the socket does not take at once is handed
+ * to the event loop, which sends it as the client reads, from a duplicate
+ * of in_fd (the caller may close its own): a client that does not read
+ * holds a descriptor, not the worker, and is closed at write_timeout
+ * without progress. kd_conn_finish() then waits for the loop to send it.
+ * Without a descriptor to spare it is written as kd_write_all does. 0 or
+ * -1 with errno set. */
+int kd_write_file_last(kd_loop *l, kd_conn *c, const char *head, size_t hlen,
+                       int in_fd, int64_t off, int64_t len);
 
 /* Sends len bytes of in_fd from offset off. 0 or -1 with errno set. */
 int kd_sendfile_all(kd_loop *l, int out_fd, int in_fd, off_t off, size_t len);

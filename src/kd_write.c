@@ -30,32 +30,48 @@ void kd_drop_request_files(kd_loop *l, kd_conn *c)
     }
     c->body.in_file = 0;
     if (c->out.fd >= 0) {
-        l->spool_total -= c->out.len;
+        l->spool_total -= c->out.spooled;
+        c->out.spooled = 0;
         close(c->out.fd);
         c->out.fd = -1;
-    } else if (c->out.buf) {
+    }
+    if (c->out.buf) {
         l->out_total -= c->out.len;
         free(c->out.buf);
         c->out.buf = NULL;
     }
+    c->out.len = c->out.off = 0;
     c->out.flushing = 0;
+}
+
+/* sendfile(2) moves at most about 2 GiB a call */
+#define SENDFILE_MAX ((int64_t)1 << 30)
+
+static size_t file_left(int64_t off, int64_t end)
+{
+    return (size_t)(end - off > SENDFILE_MAX ? SENDFILE_MAX : end - off);
 }
 
 /* Sends deferred output; once it is all out, finishes the request. */
 void kd_flush_out(kd_loop *l, kd_conn *c)
 {
-    while (c->out.off < c->out.len) {
+    for (;;) {
         ssize_t n;
-        if (c->out.fd >= 0) {
-            off_t off = (off_t)c->out.off;
-            n = sendfile(c->fd, c->out.fd, &off, c->out.len - c->out.off);
-            if (n == 0)
-                n = -1, errno = EIO;  /* the file cannot shrink; be safe */
-        } else {
+        if (c->out.off < c->out.len) {
             n = send(c->fd, c->out.buf + c->out.off, c->out.len - c->out.off, MSG_NOSIGNAL);
+            if (n > 0)
+                c->out.off += (size_t)n;
+        } else if (c->out.fd >= 0 && c->out.file_off < c->out.file_end) {
+            off_t off = (off_t)c->out.file_off;
+            n = sendfile(c->fd, c->out.fd, &off, file_left(c->out.file_off, c->out.file_end));
+            if (n == 0)
+                n = -1, errno = EIO;  /* the file shrank: the body cannot be whole */
+            if (n > 0)
+                c->out.file_off += n;
+        } else {
+            break;
         }
         if (n > 0) {
-            c->out.off += (size_t)n;
             c->deadline = kd_now() + l->write_timeout;   /* progress */
             continue;
         }
@@ -123,8 +139,9 @@ static int spool_out(kd_loop *l, kd_conn *c, const struct iovec *iov, int iovcnt
         }
     }
     c->out.fd = fd;
-    c->out.len = left;
-    c->out.off = 0;
+    c->out.file_off = 0;
+    c->out.file_end = (int64_t)left;
+    c->out.spooled = left;
     l->spool_total += left;
     c->out.flushing = 1;
     return 0;
@@ -174,6 +191,77 @@ int kd_write_last(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt)
         p += iov[i].iov_len;
     }
     l->out_total += left;
+    c->out.flushing = 1;
+    return 0;
+}
+
+int kd_write_file_last(kd_loop *l, kd_conn *c, const char *head, size_t hlen,
+                       int in_fd, int64_t off, int64_t len)
+{
+    size_t sent = 0;
+    ssize_t n;
+    int fd;
+    char *rest = NULL;
+
+    /* the head marked as more to come: it shares a packet with the file's
+     * first bytes */
+    while (sent < hlen) {
+        n = send(c->fd, head + sent, hlen - sent, MSG_NOSIGNAL | (len > 0 ? MSG_MORE : 0));
+        if (n > 0) {
+            sent += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        return -1;
+    }
+    while (sent == hlen && len > 0) {
+        off_t o = (off_t)off;
+        n = sendfile(c->fd, in_fd, &o, file_left(off, off + len));
+        if (n > 0) {
+            off += n;
+            len -= n;
+            continue;
+        }
+        if (n == 0) {
+            errno = EIO;              /* the file is shorter than its length */
+            return -1;
+        }
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            break;
+        return -1;
+    }
+    if (sent == hlen && len == 0)
+        return 0;                     /* all taken at once */
+    /* the rest goes to the loop: the file as a descriptor of its own */
+    fd = len > 0 ? fcntl(in_fd, F_DUPFD_CLOEXEC, 0) : -1;
+    if ((len > 0 && fd < 0) || (sent < hlen && !(rest = malloc(hlen - sent)))) {
+        struct iovec iov;
+        if (fd >= 0)
+            close(fd);
+        iov.iov_base = (char *)head + sent;
+        iov.iov_len = hlen - sent;
+        if (sent < hlen && kd_write_all(l, c->fd, &iov, 1) != 0)
+            return -1;
+        return len > 0 ? kd_sendfile_all(l, c->fd, in_fd, (off_t)off, (size_t)len) : 0;
+    }
+    if (rest) {
+        memcpy(rest, head + sent, hlen - sent);
+        c->out.buf = rest;
+        c->out.len = hlen - sent;
+        c->out.off = 0;
+        l->out_total += c->out.len;
+    }
+    if (fd >= 0) {
+        c->out.fd = fd;
+        c->out.file_off = off;
+        c->out.file_end = off + len;
+        c->out.spooled = 0;           /* the app's file: no temporary space */
+    }
     c->out.flushing = 1;
     return 0;
 }

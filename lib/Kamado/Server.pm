@@ -365,21 +365,15 @@ sub _is_body {
     return Scalar::Util::blessed($body) && $body->can('getline');
 }
 
-# A body that is a real file goes out with sendfile(2).
+# A body that is a real file goes out with sendfile(2), from its current
+# position to its end; what a slow client does not take at once, the event
+# loop sends, from a descriptor of its own, while the worker goes on.
 sub _respond_file {
     my ($self, $fd, $env, $status, $headers, $fh) = @_;
-    my $loop = $self->{loop};
     my $offset = sysseek($fh, 0, 1) || 0;
     my $length = (-s $fh) - $offset;
-    my $ok = $loop->write_head($fd, $status, $headers, $length);
-    if (!$ok) {
-        $self->_invalid_response($fd, $env, 'bad status or header') if defined $ok;
-        $loop->close_conn($fd) if !defined $ok;
-    } elsif ($loop->send_file($fd, fileno $fh, $offset, $length)) {
-        $loop->write_end($fd);
-    } else {
-        $loop->close_conn($fd);
-    }
+    my $ok = $self->{loop}->write_file_response($fd, $status, $headers, fileno $fh, $offset, $length);
+    $self->_invalid_response($fd, $env, 'bad status or header') if defined $ok && !$ok;
     close $fh;
 }
 

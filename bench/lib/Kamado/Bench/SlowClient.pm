@@ -83,7 +83,8 @@ sub percentiles {
 # time (seconds since the client last sent a byte, or since its response
 # ended in idle mode), and the status of whatever response came first;
 # unless once => 1, it is replaced by a new one. With pieces => N each
-# connection sends N pieces and then nothing (a client that stalls). on_ready is called once
+# connection sends N pieces and then nothing (a client that stalls); with
+# stagger => S the first connections are opened S seconds apart. on_ready is called once
 # all first connections are open (or failed).
 sub attack {
     my (%o) = @_;
@@ -99,7 +100,7 @@ sub attack {
     my $end = $t0 + $o{duration};
     my (%conn, @closes, %errors);    # fileno => conn state
     my ($opened, $connected, $initial_left, $ready, $last_proc, $writing) = (0, 0, $o{conns}, 0, 0, 0);
-    my ($first_ready_at, $failed_seen, $backoff_until) = (undef, 0, 0);
+    my ($first_ready_at, $failed_seen, $backoff_until, $next_open) = (undef, 0, 0, 0);
 
     my $open = sub {
         socket(my $fh, $ai->{family}, SOCK_STREAM, 0) or do { $errors{"socket: $!"}++; return };
@@ -139,9 +140,12 @@ sub attack {
         my $failed = 0;
         $failed += $_ for values %errors;
         if ($failed > $failed_seen) { $failed_seen = $failed; $backoff_until = $t + 0.1 }
-        while (keys(%conn) < $want && $batch++ < 100 && $t >= $backoff_until) {
+        while (keys(%conn) < $want && $batch++ < 100 && $t >= $backoff_until && $t >= $next_open) {
             $open->();
             $initial_left-- if $initial_left > 0;
+            # stagger => S: first connections S seconds apart, so each
+            # finds a worker that is not busy with the one before
+            if ($o{stagger} && $initial_left > 0) { $next_open = $t + $o{stagger}; last }
         }
         # ready: all first connections are open; in read mode, also the
         # server has started writing to one of them (a worker is now held
