@@ -38,11 +38,13 @@ loop, never a whole worker: the loop reads the body before the app runs
 head in 64 KiB, anything larger, and every chunked body, decoded, into an
 unlinked temporary file), so slow clients cannot tie up the workers. So
 does the unsent rest of a complete response to a client that reads slowly
-(C<--write-buffer>: in memory, or in a temporary file for large answers).
-So are bodies sent after C<Expect: 100-continue>: the loop answers
+(C<--write-buffer>: in memory, or in a temporary file for large answers; a
+file body as a descriptor of its own, a body object read ahead). Bodies
+sent after C<Expect: 100-continue> are held by the loop too: it answers
 C<100 Continue> itself (unless C<--expect-to-app> leaves that to the app,
 whose worker then reads the body when the app asks for it, with
-C<--read-timeout> and C<--min-body-rate> bounding it); a client that does not read a streamed response holds its worker
+C<--read-timeout> and C<--min-body-rate> bounding it). A client that does
+not read a streamed response holds its worker
 for at most C<--write-timeout> per stalled write.
 
 The command-line options are documented in L<kamado>.

@@ -11,7 +11,11 @@
  * connection back in the set or closes it. A Content-Length body is read
  * here too before the head is returned (into the connection buffer when it
  * fits, else into an unlinked temporary file), so a client trickling its
- * body also costs a descriptor, not a worker.
+ * body also costs a descriptor, not a worker; so is a body sent after
+ * Expect: 100-continue, the loop sending the 100 itself (unless
+ * expect_to_app). What a slow reader does not take of a response (bytes, or
+ * a file body's descriptor) the loop sends too (kd_write_last,
+ * kd_write_file_last).
  *
  * The parts: kd_loop.c (epoll, accept, parse, sweep, next, finish),
  * kd_pools.c (routing to other pools, hand-over, receiving), kd_body.c

@@ -5,6 +5,7 @@ use warnings;
 
 use Errno ();
 use Kamado;
+use Kamado::BodyReader;
 use Kamado::DeferredInput;
 use Kamado::Writer;
 use Plack::Util;
@@ -20,6 +21,9 @@ use Time::HiRes ();
 # --request-timeout: how long after the soft stop the worker is killed
 use constant REQUEST_GRACE => 2;
 use constant TIMEOUT_ERROR => "Kamado: request timeout\n";
+# a body object is read ahead up to --write-buffer bytes in memory, and up
+# to this many times that in a temporary file
+use constant READ_AHEAD_FILES => 8;
 
 my @SERVER_ERROR_HEADERS = ('Content-Type' => 'text/plain', 'Content-Length' => 21);
 
@@ -36,6 +40,7 @@ sub new {
         loop_settings     => $args{loop_settings} || {},
         # --expect-to-app: the app reads psgi.input to accept an Expect upload
         expect_to_app     => ($args{loop_settings} || {})->{expect_to_app},
+        write_buffer      => ($args{loop_settings} || {})->{write_buffer} // 1 << 20,
         on_drain          => $args{on_drain},           # called when accepting stops
         scoreboard        => $args{scoreboard},         # Kamado::Scoreboard, or undef
         slot              => $args{slot},               # this worker's slot in it
@@ -339,13 +344,37 @@ sub _respond {
     if (Plack::Util::is_real_fh($body) && -f $body) {
         return $self->_respond_file($fd, $env, $status, $headers, $body);
     }
+    # read ahead, so the event loop can send it for a slow client; a body
+    # larger than that is streamed by the worker from where it got to
+    my $ahead = $self->{write_buffer} && eval {
+        Kamado::BodyReader->read_ahead($body, $self->{write_buffer}, READ_AHEAD_FILES * $self->{write_buffer});
+    };
+    if ($self->{write_buffer} && !$ahead) {
+        _log_error($env, "body died: $@");
+        $body->close if $body->can('close');
+        return $self->_server_error($fd);
+    }
+    if ($ahead && !$ahead->{more}) {
+        $body->close if $body->can('close');
+        my $ok = $ahead->{file}
+            ? $loop->write_file_response($fd, $status, $headers, fileno $ahead->{file}, 0, $ahead->{length})
+            : $loop->write_response($fd, $status, $headers, $ahead->{chunks});
+        $self->_invalid_response($fd, $env, 'bad status or header') if defined $ok && !$ok;
+        close $ahead->{file} if $ahead->{file};
+        return;
+    }
     my $ok = $loop->write_head($fd, $status, $headers);
     if (!$ok) {
         $self->_invalid_response($fd, $env, 'bad status or header') if defined $ok;
         $loop->close_conn($fd) if !defined $ok;
+        $body->close if $body->can('close');
         return;
     }
     my $sent = eval {
+        my @start = !$ahead ? () : $ahead->{chunks} ? $ahead->{chunks}->@* : _file_chunks($ahead->{file});
+        for my $chunk (@start) {
+            $loop->write_body($fd, $chunk) or return 1;
+        }
         while (defined(my $chunk = $body->getline)) {
             my $ok = $loop->write_body($fd, $chunk);
             die "Wide character in a PSGI response body\n" if defined $ok && !$ok;
@@ -356,6 +385,16 @@ sub _respond {
     _log_error($env, "body died: $@") if !$sent;
     $body->close if $body->can('close');
     $sent ? $loop->write_end($fd) : $loop->close_conn($fd);
+}
+
+# What read_ahead put in its temporary file, in pieces.
+sub _file_chunks {
+    my ($fh) = @_;
+    my @chunks;
+    sysseek $fh, 0, 0;
+    while (sysread $fh, my $buf, 1 << 20) { push @chunks, $buf }
+    close $fh;
+    return @chunks;
 }
 
 # An array of strings, a filehandle, or an object with getline.

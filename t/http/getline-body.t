@@ -1,8 +1,9 @@
 # A body that is an object with getline and close (IO::Handle-like, not a
-# real file) is sent line by line: chunked over HTTP/1.1 without a
-# Content-Length, as is with one; close() is called before the response
-# ends; the connection goes on. A real pipe handle (not a plain file) goes
-# the same way.
+# real file), streamed by the worker, as it is with --write-buffer 0 (else
+# it is read ahead: t/http/getline-read-ahead.t), is sent line by line:
+# chunked over HTTP/1.1 without a Content-Length, as is with one; close()
+# is called before the response ends; the connection goes on. A real pipe
+# handle (not a plain file) goes the same way.
 use strict;
 use warnings;
 use lib 't/lib';
@@ -13,7 +14,7 @@ use Kamado::Test::HTTP qw(exchange parse_all slurp);
 
 my $dir = tempdir(CLEANUP => 1);
 $ENV{KT_DIR} = $dir;
-my $server = start_server(app => <<'APP');
+my $server = start_server(args => ['--write-buffer', 0], app => <<'APP');
 package Lines {
     sub new { my ($class, $tag, @lines) = @_; bless { tag => $tag, lines => [@lines] }, $class }
     sub getline { shift @{ $_[0]{lines} } }
