@@ -23,7 +23,7 @@ our @EXPORT_OK = qw(attack probe run check_host percentiles);
 
 our $MAX_CONNS    = 2000;
 our $MAX_DURATION = 600;
-our @MODES        = qw(headers body read idle);
+our @MODES        = qw(headers body expect read idle);
 
 $SIG{PIPE} = 'IGNORE';    # a write on a connection the server closed is an event, not a death
 
@@ -315,6 +315,30 @@ sub _stream {
                 return 'x' x $n;
             },
             got => sub { },
+        };
+    }
+    if ($mode eq 'expect') {
+        # an upload that asks first: the body trickles once the server says
+        # 100 Continue (or, as curl does, after a second without an answer)
+        return {
+            start => sub {
+                my ($c, $t) = @_;
+                $c->{out} = "POST $o->{path} HTTP/1.1\r\nHost: $host\r\nContent-Type: application/octet-stream\r\n"
+                    . "Content-Length: $o->{body_length}\r\nExpect: 100-continue\r\n\r\n";
+                $c->{body_left} = $o->{body_length};
+                $c->{next_send} = $t + 1;
+            },
+            next => sub {
+                my ($c, $n) = @_;
+                $n = $c->{body_left} if $n > $c->{body_left};
+                $c->{body_left} -= $n;
+                return 'x' x $n;
+            },
+            got => sub {
+                my ($c, $t) = @_;
+                # the interim answer is not the one a close is counted with
+                $c->{next_send} = $t if $c->{in} =~ s{\AHTTP/1\.1 100 [^\r]*\r\n\r\n}{} && $c->{body_left} == $o->{body_length};
+            },
         };
     }
     if ($mode eq 'read') {
