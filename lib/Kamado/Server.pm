@@ -411,6 +411,7 @@ sub _respond_file {
     my ($self, $fd, $env, $status, $headers, $fh) = @_;
     my $offset = sysseek($fh, 0, 1) || 0;
     my $length = (-s $fh) - $offset;
+    $length = 0 if $length < 0;    # a handle seeked past the end: an empty body
     my $ok = $self->{loop}->write_file_response($fd, $status, $headers, fileno $fh, $offset, $length);
     $self->_invalid_response($fd, $env, 'bad status or header') if defined $ok && !$ok;
     close $fh;
