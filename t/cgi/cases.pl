@@ -619,6 +619,38 @@ my $form = { 'Content-Type' => 'application/x-www-form-urlencoded' };
     { method => 'GET', query => 'abc', expect => { status => 200, body => "taint=1\nquery_tainted=1\nclean_tainted=0\n" } },
     { method => 'GET', query => 'xyz', expect => { status => 200, body => "taint=1\nquery_tainted=1\nclean_tainted=0\n" } },
   ] },
+{ script => 'e10-taint-pipe.cgi', hazard => 'E10', what => '#!perl -T: PATH untainted by the script, then a pipe to a program',
+  compare => 'exact', registry => 'same (runs in fork mode: -T)',
+  requests => [
+    { method => 'GET', query => 'from=a', expect => { status => 200, body => "TO THE PIPE: FROM=A\nafter\n", stderr => '' } },
+    { method => 'GET', query => 'from=b', expect => { status => 200, body => "TO THE PIPE: FROM=B\nafter\n", stderr => '' } },
+  ] },
+{ script => 'e10-taint-backticks.cgi', hazard => 'E10', what => '#!perl -T: PATH untainted by the script, then backticks',
+  compare => 'exact', registry => 'same (runs in fork mode: -T)',
+  requests => [
+    { method => 'GET', query => 'n=3', expect => { status => 200, body => "backticks: line 1\nline 2\nline 3\n", stderr => '' } },
+    { method => 'GET', query => 'n=4', expect => { status => 200, body => "backticks: line 1\nline 2\nline 4\n", stderr => '' } },
+  ] },
+{ script => 'e10-taint-system.cgi', hazard => 'E10', what => '#!perl -T: PATH set and IFS, CDPATH, ENV, BASH_ENV deleted by the script, then system',
+  compare => 'exact', registry => 'same (runs in fork mode: -T)',
+  requests => [
+    { method => 'GET', query => 'a=1', expect => { status => 200, body => "from system\nafter\n", stderr => '' } },
+    { method => 'GET', query => 'a=2', expect => { status => 200, body => "from system\nafter\n", stderr => '' } },
+  ] },
+{ script => 'e10-taint-exec.cgi', hazard => 'E10', what => '#!perl -T: PATH untainted by the script, then exec',
+  compare => 'exact', registry => 'same (runs in fork mode: -T)',
+  requests => [
+    { method => 'GET', query => 'a=1', expect => { status => 200, body => "before exec\nfrom exec\n", stderr => '' } },
+    { method => 'GET', query => 'a=2', expect => { status => 200, body => "before exec\nfrom exec\n", stderr => '' } },
+  ] },
+{ script => 'e10-taint-rejected.cgi', hazard => 'E10', what => '#!perl -T: a tainted PATH, or a tainted command, still dies',
+  compare => 'exact', registry => 'same (runs in fork mode: -T)',
+  requests => [
+    { method => 'GET', query => 'path', expect => { status => 200, body => "before\n",
+        stderr_like => qr/\AInsecure \$ENV\{PATH\} while running with -T switch/ } },
+    { method => 'GET', query => 'arg', expect => { status => 200, body => "before\n",
+        stderr_like => qr/\AInsecure dependency in `` while running with -T switch/ } },
+  ] },
 { script => 'e10-dash-l.cgi', hazard => 'E10', what => '#!perl -l: $\ = "\n" makes the header\'s empty line',
   compare => 'exact', registry => 'same',
   requests => [

@@ -84,7 +84,7 @@ sub _serve {
         _become_child($body ? $fds[2] : fileno $null, @fds[0, 1]);
         close $null;
         # (NAME, VALUE, ... joined by NULs: no NUL is in an environment)
-        %ENV = split /\0/, $env, -1;
+        %ENV = ${^TAINT} ? _taint_env($env) : split /\0/, $env, -1;
         srand;                                  # not the zygote's sequence
         $^T = time;
         _reopen_data($data);
@@ -92,6 +92,17 @@ sub _serve {
         return;                                 # into the main program
     }
     _exit_now(0);
+}
+
+# Under -T, %ENV as perl makes it from a CGI process's environment: the
+# values tainted (the message is), the names not. %ENV keeps each
+# element's name as the SV it was stored with, and reads it whenever the
+# element is set: a tainted name would taint every value stored under
+# it, so the script's own `$ENV{PATH} = $1` could never untaint PATH.
+sub _taint_env {
+    my @env = split /\0/, $_[0], -1;
+    ($env[$_]) = $env[$_] =~ /\A(.*)\z/s for grep { !($_ & 1) } 0 .. $#env;
+    return @env;
 }
 
 # Kamado's XS without Kamado.pm, and without DynaLoader: XSLoader finds
