@@ -442,11 +442,13 @@ sub _respond_delayed {
     };
     _forked() if Kamado::current_pid() != $self->{pid};
     if (!$ok) {
-        _log_error($env, "app died: $@");
+        # (a timeout is logged where it struck)
+        _log_error($env, "app died: $@") unless $@ eq TIMEOUT_ERROR;
         if ($writer) {
             $writer->abort;
         } elsif (!$answered) {
-            $self->_server_error($fd);
+            # (a streaming app stopped by --request-timeout: as _timed_app)
+            $@ eq TIMEOUT_ERROR ? $self->_timeout_error($fd) : $self->_server_error($fd);
         }
         return;
     }
@@ -476,6 +478,11 @@ sub _invalid_response {
 sub _server_error {
     my ($self, $fd) = @_;
     $self->{loop}->write_response($fd, 500, [@SERVER_ERROR_HEADERS], ['Internal Server Error']);
+}
+
+sub _timeout_error {
+    my ($self, $fd) = @_;
+    $self->{loop}->write_response($fd, 504, ['Content-Type' => 'text/plain'], ['Gateway Timeout']);
 }
 
 sub _log_error {
