@@ -359,7 +359,17 @@ the scripts it governs answer 500, with the file and line in the log.
 A script that writes nothing for C<timeout> seconds (C<--cgi-timeout>,
 default 300, Apache's C<Timeout>) is stopped (TERM to its process group,
 KILL 2 seconds later) and logged; the client gets 504 if nothing was sent
-yet. No script can hold a worker for longer.
+yet. No script can hold a worker for longer. The server's
+C<--request-timeout> stops it the same way (KILL 1 second after TERM),
+with a 504 if nothing was sent.
+
+The response is complete when the script's output closes: a script that
+closes STDOUT and STDERR and goes on running does not hold the worker,
+which reaps it later and stops its group if it is still there
+C<timeout> seconds on (L<Kamado::CGI::Reaper>). A worker that exits stops
+the groups of its scripts still running, and the processes a worker
+killed outright leaves behind are stopped by its master: no script
+process outlives the server.
 
 In the in-process modes the limit is on the whole run: at C<timeout>
 seconds the script gets a die (a 504 if it had not written its header

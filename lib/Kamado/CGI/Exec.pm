@@ -9,6 +9,7 @@ use POSIX ();
 use Time::HiRes ();
 use Kamado ();
 use Kamado::CGI::Output;
+use Kamado::CGI::Reaper;
 use Kamado::CGI::Source;
 
 # Mode "exec": the script runs as under Apache's mod_cgi, a new perl per
@@ -23,6 +24,9 @@ use constant READ_SIZE => 65536;
 # how long and how much of a response is held to send it whole (see _relay)
 use constant HOLD => 0.05;
 use constant MAX_HOLD => 256 * 1024;
+# how long a script stopped by --request-timeout may take to go before it
+# is killed (within the server's own grace, after which it kills the worker)
+use constant STOP_GRACE => 1;
 
 # response(env => psgi env, script => {filename, dir, nph}, cgi_env =>
 # {...}, log => sub, redirect => sub (env, path) -> PSGI response) -> a PSGI
@@ -59,6 +63,8 @@ sub relayed_response {
     my ($class, %a) = @_;
     return sub {
         my ($respond) = @_;
+        # (what earlier scripts left: reaped, or stopped past their bound)
+        Kamado::CGI::Reaper->sweep;
         my $stdin = _stdin($a{env});
         pipe(my $out_r, my $out_w) or die "Can't create a pipe: $!\n";
         pipe(my $err_r, my $err_w) or die "Can't create a pipe: $!\n";
@@ -68,7 +74,17 @@ sub relayed_response {
             $respond->([500, ['Content-Type' => 'text/plain'], ["Internal Server Error\n"]]);
             return;
         }
-        _relay($pid, $out_r, $err_r, $respond, %a);
+        Kamado::CGI::Reaper->started($pid);
+        # a die in the relay (--request-timeout's, a client gone) stops
+        # the script and what it started, then goes on
+        eval { _relay($pid, $out_r, $err_r, $respond, %a); 1 } or do {
+            my $error = $@;
+            Kamado::CGI::Reaper->stop($pid, STOP_GRACE);
+            die $error;
+        };
+        # answered: a script still running (its output closed) is not
+        # waited for, but stopped if it outlives --cgi-timeout
+        Kamado::CGI::Reaper->finished($pid, $a{timeout});
     };
 }
 
@@ -181,7 +197,7 @@ sub _relay {
         }
         if ($writer) {
             # a client that went away: stop the script, as Apache does
-            eval { $writer->write($buf); 1 } or do { kill TERM => $pid; $done = 1 };
+            eval { $writer->write($buf); 1 } or do { kill TERM => -$pid, $pid; $done = 1 };
             return;
         }
         my $head = $a{script}{nph} ? _nph($buf, $parser) : $parser->feed($buf);
@@ -200,7 +216,7 @@ sub _relay {
     $take->($err, '') unless $err_open;
     $select = IO::Select->new(@open) if @open;
     my $timeout = $a{timeout} || undef;
-    my ($last, $stops) = (Time::HiRes::time(), 0);
+    my ($last, $timed_out) = (Time::HiRes::time(), 0);
     while (@open) {
         my $left = defined $timeout ? $last + $timeout - Time::HiRes::time() : undef;
         if ($held) {
@@ -215,19 +231,16 @@ sub _relay {
         $last = Time::HiRes::time();
         if (!@ready) {
             # silent for --cgi-timeout seconds: stopped, as Apache's Timeout
-            # does; its children too (it leads their process group)
+            # does; its children too (it leads their process group). The
+            # client is answered first; the rest of its output is dropped.
             $log->("no output for $timeout s (--cgi-timeout): stopping it");
             kill TERM => -$pid, $pid;
             $stream->() if $held;
             $start->({ status => 504, headers => ['Content-Type' => 'text/plain'], rest => "Gateway Timeout\n" })
                 if !$writer && !$done;
             $stream->() if $held;
-            $done = 1;
-            $timeout = 2;    # then KILL, if it does not go
-            $last = Time::HiRes::time();
-            kill KILL => -$pid, $pid if $stops++;
-            last if $stops > 2;
-            next;
+            $done = $timed_out = 1;
+            last;
         }
         for my $fh (@ready) {
             my $n = sysread $fh, my $buf, READ_SIZE;
@@ -239,7 +252,8 @@ sub _relay {
     $start->($parser->finish) if !$writer && !$done;
     $stream->() if $held;
     $writer->close if $writer;
-    waitpid $pid, 0 unless $a{not_my_child};
+    # (TERM sent: KILL if it is not gone within the grace)
+    Kamado::CGI::Reaper->stop($pid) if $timed_out;
 }
 
 # nph- scripts write the whole response, status line included; Kamado

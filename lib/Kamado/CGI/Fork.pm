@@ -47,7 +47,7 @@ sub response {
     # #! line is read only while it has no zygote: not once a request)
     return Kamado::CGI::Exec->response(%a)
         if !$zygotes{ $a{script}{filename} } && (Kamado::CGI::Exec::command($a{script}{filename}))[0] ne $^X;
-    return Kamado::CGI::Exec->relayed_response(%a, not_my_child => 1, launch => sub {
+    return Kamado::CGI::Exec->relayed_response(%a, launch => sub {
         # (no STDIN descriptor without a body: the zygote has /dev/null)
         my @fds = map { defined $_ ? fileno $_ : undef } @_;
         my $file = $a{script}{filename};

@@ -14,6 +14,7 @@ use Kamado::CGI::Env;
 use Kamado::CGI::Exec;
 use Kamado::CGI::Fork;
 use Kamado::CGI::Output;
+use Kamado::CGI::Reaper;
 use Kamado::CGI::Require;
 use Kamado::CGI::Snapshot;
 use Kamado::CGI::Source;
@@ -303,6 +304,9 @@ sub _within {
         # the server's timers back (borrowed by _run), however it ended
         Kamado::return_request_timer();
         alarm 0;
+        # what the script forked and left, once exited: reaped (init's
+        # part under CGI), here and at the next CGI request
+        Kamado::CGI::Reaper->sweep;
         # library files (not modules) are the script's business, not %INC's
         delete @INC{@Kamado::CGI::Require::INC_ADDED};
         $tz ||= exists $ENV{TZ};
