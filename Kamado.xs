@@ -722,6 +722,15 @@ CODE:
 OUTPUT:
     RETVAL
 
+int
+set_child_subreaper()
+CODE:
+    /* what a dead worker leaves running (a CGI script, what it started)
+     * becomes this process's child, not init's: the master can end it */
+    RETVAL = prctl(PR_SET_CHILD_SUBREAPER, 1UL) == 0;
+OUTPUT:
+    RETVAL
+
 IV
 resident_kb()
 CODE:

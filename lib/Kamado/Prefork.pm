@@ -94,6 +94,9 @@ sub run {
 
     my %signal;
     $self->_scoreboard;               # mapped before the first fork
+    # (what the workers' CGI scripts leave running when a worker dies
+    # comes here: _stop_orphans)
+    Kamado::set_child_subreaper();
     local $0 = $0 =~ /^kamado / ? $0 : "kamado generation $self->{generation} $0";    # what ps shows
     # not local: a second TERM while the generation returns must not kill it
     Kamado::Process::catch_signals(\%signal, qw(TERM QUIT INT TTIN TTOU USR1 CHLD));
@@ -296,7 +299,7 @@ sub _worker_main {
     # the worker's column of the signal table (Kamado::Process); a stop
     # that comes while the app loads is acted on once the server exists
     $SIG{$_} = sub { $stop = 1; $server->stop if $server } for qw(TERM QUIT);
-    $SIG{INT} = sub { POSIX::_exit(0) };    # at once, mid-request or not
+    $SIG{INT} = sub { _at_exit(1); POSIX::_exit(0) };    # at once, mid-request or not
     $SIG{$_} = 'IGNORE' for qw(HUP TTIN TTOU);    # the generation's business
     $SIG{USR1} = sub { Kamado::ErrorLog->reopen };
     Kamado::Process::started($generation, $mask);
@@ -331,7 +334,20 @@ sub _worker_main {
         $self->{log}->("worker failed: $@");
         1;
     };
+    _at_exit(0);
     POSIX::_exit($status);             # never run the generation's END blocks
+}
+
+# What a worker runs before it exits (it runs no END blocks): the subs
+# in @AT_WORKER_EXIT, given 1 when it exits at once (INT). Kamado::CGI's
+# runner ends its scripts' processes so.
+our @AT_WORKER_EXIT;
+
+sub _at_exit {
+    my ($now) = @_;
+    for my $sub (@AT_WORKER_EXIT) {
+        eval { $sub->($now); 1 } or warn "kamado: at worker exit: $@";
+    }
 }
 
 sub _read_notices {
@@ -380,6 +396,42 @@ sub _shutdown {
                 . (@_ > 1 ? 's ' : ' ') . join(', ', @_));
         },
     );
+    _stop_orphans();
+}
+
+# Once the workers are gone, the processes they left (CGI scripts still
+# running, what those started) are this process's children (it is their
+# subreaper): each one's process group gets TERM, then KILL 2 seconds
+# later, and they are reaped. (A group of this process's own, such as a
+# zygote's, gets the signal by pid: the group is the server's.)
+sub _stop_orphans {
+    my $own = getpgrp;
+    my $start = Time::HiRes::time();
+    my %termed;
+    while (1) {
+        1 while waitpid(-1, WNOHANG) > 0;
+        my %left = _children() or last;
+        my $kill = Time::HiRes::time() - $start >= 2;
+        my @targets = map { $left{$_} == $own ? $_ : (-$left{$_}, $_) }
+            grep { $kill || !$termed{$_}++ } keys %left;
+        kill $kill ? 'KILL' : 'TERM', @targets if @targets;
+        last if Time::HiRes::time() - $start >= 4;
+        Time::HiRes::sleep(0.02);
+    }
+}
+
+# This process's children: pid => process group (from /proc).
+sub _children {
+    my %children;
+    opendir my $proc, '/proc' or return;
+    for my $pid (grep { /\A\d+\z/ } readdir $proc) {
+        open my $fh, '<', "/proc/$pid/stat" or next;
+        my $stat = <$fh> // next;
+        # pid (comm) state ppid pgrp ...: comm may hold spaces and parens
+        my ($ppid, $pgrp) = (split ' ', substr($stat, rindex($stat, ')') + 2))[1, 2];
+        $children{$pid} = $pgrp if ($ppid // 0) == $$;
+    }
+    return %children;
 }
 
 # --workers 0: serve in this process (debugging, profiling).
@@ -457,6 +509,14 @@ generation exits.
 
 Stop at once: the workers exit in the middle of what they are doing, then
 the generation exits. An INT during the drain after TERM does the same.
+
+After either, before the generation exits: it is the subreaper of its
+workers' descendants, so what a worker left running (a CGI script
+still running when its worker was killed, what the script started) is
+its child by then; each one's process group gets TERM, then KILL 2
+seconds later. Before a worker exits it calls the subs in
+C<@Kamado::Prefork::AT_WORKER_EXIT> (with 1 when it exits at once, on
+INT): L<Kamado::CGI::Reaper> stops its scripts' groups there.
 
 =item HUP
 
