@@ -1,13 +1,13 @@
 # The server stopped (TERM, with a short --graceful-timeout, or INT)
 # while a CGI script sleeps: no process of the script's (it, the child it
 # forked) outlives the server, in the modes that run it in a process of
-# its own (fork, exec).
+# its own (fork, exec); nor does one that lingers after its answer.
 use strict;
 use warnings;
 use lib 't/lib';
 use Test::More;
 use File::Temp ();
-use Kamado::Test qw(start_server eventually);
+use Kamado::Test qw(start_server read_response eventually);
 use Kamado::Test::HTTP qw(wait_for_file slurp);
 use Kamado::Test::Procs qw(running put_script);
 
@@ -35,6 +35,26 @@ for my $mode (qw(fork exec)) {
         ok eventually(sub { !grep { running($_) } @pids }, 1), "$name: no process of the script is left"
             or push @left, @pids;
     }
+}
+# a script answered but lingering (its output closed), server TERM: the
+# worker, which is not busy, exits at once and takes the script along
+put_script($root, 'linger.cgi', <<'CGI');
+#!/bin/sh
+echo "Content-Type: text/plain"
+echo
+echo "page"
+exec >&- 2>&-
+echo $$ > "pid.$QUERY_STRING"
+sleep 60
+CGI
+for my $mode (qw(fork exec)) {
+    my $server = start_server(no_app => 1, args => ['--cgi-bin', $root, '--cgi-mode', $mode]);
+    my $r = read_response($server->send_get("/cgi-bin/linger.cgi?$mode"), timeout => 5);
+    is $r && $r->{body}, "page\n", "$mode, lingering: answered";
+    ok wait_for_file("$root/pid.$mode", 5), "$mode, lingering: the script runs on" or next;
+    my ($pid) = slurp("$root/pid.$mode") =~ /(\d+)/;
+    is $server->stop, 0, "$mode, lingering: the server exits 0";
+    ok eventually(sub { !running($pid) }, 1), "$mode, lingering: the script is gone" or push @left, $pid;
 }
 kill KILL => grep { running($_) } @left;
 done_testing;

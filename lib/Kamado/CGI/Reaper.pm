@@ -5,20 +5,25 @@ use warnings;
 
 use POSIX ();
 use Time::HiRes ();
+use Kamado ();
 
 # The worker's side of the processes that run CGI scripts. Each script
 # process leads a process group of its own (what it starts is in it too):
 # a group is stopped as a whole, TERM and then KILL after a grace. A
 # script that has closed its output but still runs does not hold the
-# worker: its group is kept here and stopped if it outlives a bound, and
-# the worker reaps what has exited between requests, without waiting.
+# worker: a small process of its own (a watchdog, forked from the worker)
+# stops its group if it outlives a bound, and the worker reaps what has
+# exited between requests, without waiting.
 
 # seconds between TERM and KILL
 use constant GRACE => 2;
 # how often a wait for a group to go looks again
 use constant POLL => 0.02;
+# how often a watchdog looks whether its group is still there
+use constant WATCH => 0.25;
 
-my %groups;    # process group -> { kill_at => when it is stopped, termed => TERM sent }
+my %running;     # process group of a script being relayed -> 1
+my %watchdogs;   # watchdog pid -> the process group it watches
 
 # (a worker runs no END blocks: Kamado::Prefork calls these; INT, "at
 # once", kills without a grace)
@@ -28,25 +33,33 @@ my %groups;    # process group -> { kill_at => when it is stopped, termed => TER
 # ended with the worker if it still runs then.
 sub started {
     my ($class, $pgid) = @_;
-    $groups{$pgid} = { kill_at => 'inf' };
+    $running{$pgid} = 1;
 }
 
 # The request is answered; a group that still runs may run BOUND seconds
-# more (undef or 0: for ever), then is stopped.
+# more (undef or 0: as long as the worker lives), watched by a watchdog.
 sub finished {
     my ($class, $pgid, $bound) = @_;
-    if (!_alive($pgid)) {
-        delete $groups{$pgid};
+    delete $running{$pgid};
+    return unless _alive($pgid);
+    my $worker = $$;
+    my $pid = fork;
+    if (!defined $pid) {
+        kill TERM => -$pgid, $pgid;    # (it cannot be watched)
         return;
     }
-    my $g = $groups{$pgid} //= {};
-    $g->{kill_at} = $bound ? Time::HiRes::time() + $bound : 'inf';
+    if ($pid) {
+        $watchdogs{$pid} = $pgid;
+        return;
+    }
+    _watch($pgid, $bound, $worker);
 }
 
 # Stops a group now: TERM, then KILL when it has not gone within GRACE
 # seconds (default GRACE), waited for here.
 sub stop {
     my ($class, $pgid, $grace) = @_;
+    delete $running{$pgid};
     kill TERM => -$pgid, $pgid;
     my $kill_at = Time::HiRes::time() + ($grace // GRACE);
     while (_alive($pgid)) {
@@ -57,51 +70,35 @@ sub stop {
         }
         Time::HiRes::sleep(POLL);
     }
-    delete $groups{$pgid};
 }
 
 # Between requests: reaps the worker's children that have exited (CGI
-# processes, and what in-process scripts forked and left: under CGI, init
-# reaps them), and stops the groups past their bound (TERM, then KILL
-# GRACE seconds later).
+# processes, watchdogs, and what in-process scripts forked and left:
+# under CGI, init reaps them).
 sub sweep {
-    1 while waitpid(-1, POSIX::WNOHANG()) > 0;
-    return unless %groups;
-    my $now = Time::HiRes::time();
-    for my $pgid (keys %groups) {
-        my $g = $groups{$pgid};
-        if (!_alive($pgid)) {
-            delete $groups{$pgid};
-        } elsif ($now >= $g->{kill_at}) {
-            if ($g->{termed}) {
-                kill KILL => -$pgid, $pgid;
-                delete $groups{$pgid};
-            } else {
-                kill TERM => -$pgid, $pgid;
-                @$g{qw(termed kill_at)} = (1, $now + GRACE);
-            }
-        }
+    while ((my $pid = waitpid(-1, POSIX::WNOHANG())) > 0) {
+        delete $watchdogs{$pid};
     }
 }
 
-# The worker leaves: every group still known is stopped (TERM, KILL after
-# WAIT seconds; 0: KILL at once).
+# The worker leaves: every group still running or watched is stopped
+# (TERM, KILL after WAIT seconds, default GRACE; 0: KILL at once).
 sub stop_all {
     my ($class, $wait) = @_;
     $wait //= GRACE;
     sweep();
-    my @left = grep { _alive($_) } keys %groups or return;
+    my @left = grep { _alive($_) } keys %running, values %watchdogs;
+    # (the watchdogs go: their work is done here)
+    kill KILL => keys %watchdogs;
+    %running = %watchdogs = ();
+    return unless @left;
     kill($wait ? 'TERM' : 'KILL', map { (-$_, $_) } @left);
     my $until = Time::HiRes::time() + $wait;
     while ($wait && (@left = grep { _alive($_) } @left) && Time::HiRes::time() < $until) {
         Time::HiRes::sleep(POLL);
     }
     kill KILL => map { (-$_, $_) } @left if @left;
-    %groups = ();
 }
-
-# The process groups known (for tests and the status page).
-sub groups { sort { $a <=> $b } keys %groups }
 
 # Whether anything of the group is left (its leader reaped first when it
 # is this process's child: a zombie still counts as a member).
@@ -109,6 +106,34 @@ sub _alive {
     my ($pgid) = @_;
     waitpid $pgid, POSIX::WNOHANG();
     return kill 0, -$pgid;
+}
+
+# The watchdog, in a child of the worker: none of the worker's
+# descriptors (its listeners, its clients: a client must see its
+# connection close), none of its handlers. Stops the group once BOUND
+# seconds have passed, or at once when the worker goes (TERM, and the
+# parent death signal); leaves when the group has gone.
+sub _watch {
+    my ($pgid, $bound, $worker) = @_;
+    opendir my $d, '/proc/self/fd';
+    POSIX::close($_) for grep { /\A\d+\z/ && $_ > 2 && $_ != fileno $d } readdir $d;
+    closedir $d;
+    $0 = "kamado reaper $pgid";
+    my $now;
+    $SIG{$_} = 'DEFAULT' for grep { $_ ne '__DIE__' && $_ ne '__WARN__' } keys %SIG;
+    $SIG{TERM} = sub { $now = 1 };
+    POSIX::sigprocmask(POSIX::SIG_SETMASK(), POSIX::SigSet->new);
+    Kamado::set_parent_death_signal(POSIX::SIGTERM());
+    $now = 1 if getppid != $worker;    # (it went before the line above)
+    my $stop_at = $bound ? Time::HiRes::time() + $bound : 'inf';
+    while (kill 0, -$pgid) {
+        if ($now || Time::HiRes::time() >= $stop_at) {
+            __PACKAGE__->stop($pgid);
+            last;
+        }
+        Time::HiRes::sleep(WATCH);
+    }
+    POSIX::_exit(0);
 }
 
 1;
@@ -133,16 +158,19 @@ Every process that runs a CGI script (exec mode, fork mode, and scripts
 for another interpreter) leads a process group of its own, so that what
 it starts is stopped with it. The worker does not wait for a script
 once the script's output is closed: the response is complete, and the
-worker serves the next request. The group is kept here with a bound
-(C<--cgi-timeout>), reaped by the sweep each CGI request makes when it
-exits, and stopped (TERM, then KILL C<GRACE> seconds later) if it is
-still there at the bound. A deadline (C<--cgi-timeout>,
-C<--request-timeout>) stops the group at once. The sweep also reaps what
+worker serves the next request. A group still there then gets a
+watchdog, a small child of the worker (C<kamado reaper PGID> in C<ps>)
+that stops it (TERM, then KILL C<GRACE> seconds later) if it is still
+there after the bound (C<--cgi-timeout>), or when the worker goes, and
+leaves as soon as the group has gone. What has exited is reaped by the
+sweep each CGI request makes, without waiting; the sweep also reaps what
 in-process (registry, perlrun) scripts forked and left behind, as init
-does under plain CGI.
+does under plain CGI. A deadline (C<--cgi-timeout>,
+C<--request-timeout>) stops the group at once.
 
-When the worker exits, C<stop_all> stops every group still known. What a
-worker killed outright leaves behind is stopped by its master, which is
-the subreaper of the worker's descendants (L<Kamado::Prefork>).
+When the worker exits, C<stop_all> stops every group still running or
+watched. What a worker killed outright leaves behind is stopped by its
+watchdogs (their parent death signal) and by its master, which is the
+subreaper of the worker's descendants (L<Kamado::Prefork>).
 
 =cut
