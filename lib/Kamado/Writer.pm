@@ -26,6 +26,14 @@ sub write {
     return;
 }
 
+# Whether the client is still there: false once a write failed (it went
+# away; writes are no-ops from then on). For an app that would go on
+# producing for nobody.
+sub alive {
+    my ($self) = @_;
+    return $self->{alive} ? 1 : 0;
+}
+
 sub close {
     my ($self) = @_;
     return if Kamado::current_pid() != $self->{pid} || $self->{closed}++;
@@ -58,6 +66,11 @@ Kamado::Writer - the writer of a PSGI streaming response
 =over
 
 =item write($data)
+
+=item alive
+
+False once the client has gone away (a write failed): what is written
+after that is dropped.
 
 =item close
 

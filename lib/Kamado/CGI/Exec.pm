@@ -63,7 +63,7 @@ sub relayed_response {
     my ($class, %a) = @_;
     return sub {
         my ($respond) = @_;
-        # (what earlier scripts left: reaped, or stopped past their bound)
+        # (what earlier scripts left, once exited: reaped)
         Kamado::CGI::Reaper->sweep;
         my $stdin = _stdin($a{env});
         pipe(my $out_r, my $out_w) or die "Can't create a pipe: $!\n";
@@ -145,6 +145,7 @@ sub _relay {
     my ($pid, $out, $err, $respond, %a) = @_;
     my $parser = Kamado::CGI::Output->new;
     my ($writer, $done, $err_buf, $held, $select) = (undef, 0, '');
+    my $stopped;    # by --cgi-timeout, or a client gone: the rest is not read
     my @open = ($out, $err);
     my $log = sub { $a{log}->("$a{script}{filename}: $_[0]") };
     my $start = sub {
@@ -197,7 +198,9 @@ sub _relay {
         }
         if ($writer) {
             # a client that went away: stop the script, as Apache does
-            eval { $writer->write($buf); 1 } or do { kill TERM => -$pid, $pid; $done = 1 };
+            # (Kamado's writer says so; another server's may die)
+            my $ok = eval { $writer->write($buf); 1 };
+            $done = $stopped = 1 if !$ok || $writer->can('alive') && !$writer->alive;
             return;
         }
         my $head = $a{script}{nph} ? _nph($buf, $parser) : $parser->feed($buf);
@@ -216,8 +219,8 @@ sub _relay {
     $take->($err, '') unless $err_open;
     $select = IO::Select->new(@open) if @open;
     my $timeout = $a{timeout} || undef;
-    my ($last, $timed_out) = (Time::HiRes::time(), 0);
-    while (@open) {
+    my $last = Time::HiRes::time();
+    while (@open && !$stopped) {
         my $left = defined $timeout ? $last + $timeout - Time::HiRes::time() : undef;
         if ($held) {
             my $hold = $held->{until} - Time::HiRes::time();
@@ -239,7 +242,7 @@ sub _relay {
             $start->({ status => 504, headers => ['Content-Type' => 'text/plain'], rest => "Gateway Timeout\n" })
                 if !$writer && !$done;
             $stream->() if $held;
-            $done = $timed_out = 1;
+            $done = $stopped = 1;
             last;
         }
         for my $fh (@ready) {
@@ -252,8 +255,8 @@ sub _relay {
     $start->($parser->finish) if !$writer && !$done;
     $stream->() if $held;
     $writer->close if $writer;
-    # (TERM sent: KILL if it is not gone within the grace)
-    Kamado::CGI::Reaper->stop($pid) if $timed_out;
+    # (TERM, then KILL if it is not gone within the grace)
+    Kamado::CGI::Reaper->stop($pid) if $stopped;
 }
 
 # nph- scripts write the whole response, status line included; Kamado
