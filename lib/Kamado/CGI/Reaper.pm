@@ -165,8 +165,11 @@ there after the bound (C<--cgi-timeout>), or when the worker goes, and
 leaves as soon as the group has gone. What has exited is reaped by the
 sweep each CGI request makes, without waiting; the sweep also reaps what
 in-process (registry, perlrun) scripts forked and left behind, as init
-does under plain CGI. A deadline (C<--cgi-timeout>,
-C<--request-timeout>) stops the group at once.
+does under plain CGI. (It reaps every child of the worker that has
+exited: a PSGI application mounted beside the CGI directory that waits
+for a child of its own in a later request finds it reaped already.) A
+deadline (C<--cgi-timeout>, C<--request-timeout>) stops the group at
+once.
 
 When the worker exits, C<stop_all> stops every group still running or
 watched. What a worker killed outright leaves behind is stopped by its
