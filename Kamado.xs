@@ -726,7 +726,7 @@ int
 set_child_subreaper()
 CODE:
     /* what a dead worker leaves running (a CGI script, what it started)
-     * becomes this process's child, not init's: the master can end it */
+     * becomes the generation's child, not init's: it ends it at its exit */
     RETVAL = prctl(PR_SET_CHILD_SUBREAPER, 1UL) == 0;
 OUTPUT:
     RETVAL

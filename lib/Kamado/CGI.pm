@@ -368,7 +368,7 @@ closes STDOUT and STDERR and goes on running does not hold the worker,
 which reaps it later and stops its group if it is still there
 C<timeout> seconds on (L<Kamado::CGI::Reaper>). A worker that exits stops
 the groups of its scripts still running, and the processes a worker
-killed outright leaves behind are stopped by its master: no script
+killed outright leaves behind are stopped by its generation: no script
 process outlives the server.
 
 In the in-process modes the limit is on the whole run: at C<timeout>

@@ -173,7 +173,7 @@ once.
 
 When the worker exits, C<stop_all> stops every group still running or
 watched. What a worker killed outright leaves behind is stopped by its
-watchdogs (their parent death signal) and by its master, which is the
-subreaper of the worker's descendants (L<Kamado::Prefork>).
+watchdogs (their parent death signal) and by its generation (Kamado::Prefork), the
+subreaper of its workers' descendants.
 
 =cut
