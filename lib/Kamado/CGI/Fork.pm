@@ -109,7 +109,10 @@ sub _zygote {
         open STDOUT, '>', '/dev/null';    # (STDERR stays: compile errors reach the log)
         Kamado::set_parent_death_signal(POSIX::SIGTERM());
         Kamado::CGI::Exec::default_signals();
-        %ENV = (PATH => $ENV{PATH} // '/usr/bin:/bin');
+        # (the hash seed the server was started with is the scripts' too,
+        # as it is for the in-process modes)
+        %ENV = (PATH => $ENV{PATH} // '/usr/bin:/bin',
+                map { defined $ENV{$_} ? ($_ => $ENV{$_}) : () } qw(PERL_HASH_SEED PERL_PERTURB_KEYS));
         # perl, the script's switches, then ours, then the script
         my $script = pop @command;
         { exec $command[0], @command[1 .. $#command], (map { "-I$_" } @LIB), "-MKamado::CGI::Zygote=$keep", $script }
