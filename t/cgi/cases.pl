@@ -47,7 +47,7 @@
 # environment too (it is not a CGI variable; e2-env-dump.cgi hides KAMADO_*).
 #
 # Fixture-relative data files (not scripts): b5-config.pl, b6-template.txt,
-# c1-data.txt, c2-lib/, c3-config.pl, c6-lib.pl, e3-data.txt,
+# b12-lib/, c1-data.txt, c2-lib/, c3-config.pl, c6-lib.pl, e3-data.txt,
 # shared-lib/lib.pl, shared-lib/fmt.pl, app1/lib.pl, app2/lib.pl. Note .pl
 # files are scripts by Kamado's default extensions; nothing requests them.
 
@@ -262,6 +262,14 @@ my $form = { 'Content-Type' => 'application/x-www-form-urlencoded' };
   requests => [
     { method => 'GET', query => 'n=2', expect => { status => 200, body => "limit=10 helper=4\n", stderr => '' } },
     { method => 'GET', query => 'n=5', expect => { status => 200, body => "limit=10 helper=10\n", stderr => '' } },
+  ] },
+
+{ script => 'b12-require-inc-data.cgi', hazard => 'B12', what => 'package-less data file required through @INC at run time (AWStats lib/*.pm)',
+  compare => 'exact', registry => 'same',
+  requests => [
+    { method => 'GET', query => 'a', expect => { status => 200, body => "engines=3\norder=google bing duckduckgo\nloads=1\nhits=bing:4,duckduckgo:10,google:6\nquery=a\n", stderr => '' } },
+    { method => 'GET', query => 'b', expect => { status => 200, body => "engines=3\norder=google bing duckduckgo\nloads=1\nhits=bing:4,duckduckgo:10,google:6\nquery=b\n", stderr => '' } },
+    { method => 'GET', query => 'c', expect => { status => 200, body => "engines=3\norder=google bing duckduckgo\nloads=1\nhits=bing:4,duckduckgo:10,google:6\nquery=c\n", stderr => '' } },
   ] },
 
 # ---------------------------------------------------------------- C

@@ -56,6 +56,11 @@ use Kamado::CGI::Source;
 #   the current directory, which is the script's; a bare name only from
 #   @INC, as perl since 5.26 does under CGI (no '.' in @INC).
 #
+# - a .pm name whose file has no package line (found through @INC, such
+#   as AWStats' lib/*.pm data files, which fill the script's globals) is
+#   such a library too (CGI-HAZARDS B12): were it perl's, %INC would keep
+#   it loaded while the script's globals are reset for the next run.
+#
 # Modules (Foo/Bar.pm) and versions go to perl's own require. The
 # overrides (CORE::GLOBAL::require and ::do) apply to code compiled after
 # they are installed: install() runs before any script compiles.
@@ -89,7 +94,27 @@ sub _library {
     return 0 if !defined $name || ref $name || !$SCRIPT;
     return 0 if $name =~ /\Av?\d[\d._]*\z/;    # require VERSION
     return 1 if $name =~ m{\A\.{0,2}/};
-    return $name !~ /\.pm\z/;
+    return 1 if $name !~ /\.pm\z/;
+    # a .pm name is a module, unless its file has no package line: then
+    # it is data for whoever requires it (AWStats' lib/*.pm fill the
+    # script's globals), a library like cgi-lib.pl whatever its name
+    return 0 if $INC{$name};
+    my $path = _resolve($name) // return 0;
+    return !_has_package($path);
+}
+
+# Whether the file at PATH has a package line (known per version of it).
+my %has_package;    # path -> [stat key, 0 or 1]
+sub _has_package {
+    my ($path) = @_;
+    my $key = Kamado::CGI::Source::file_key($path);
+    my $known = $has_package{$path};
+    return $known->[1] if $known && $known->[0] eq $key;
+    open my $fh, '<:raw', $path or return 1;
+    my ($code) = Kamado::CGI::Source::split_marker(do { local $/; <$fh> } // '');
+    my $has = $code =~ /^\s*package\s+[\w:]+/m ? 1 : 0;
+    $has_package{$path} = [$key, $has];
+    return $has;
 }
 
 sub _resolve {
