@@ -19,7 +19,7 @@ my $report = do { local $/; open my $fh, '<', "$out" or die $!; <$fh> } // '';
 ok length $report, 'xt/apps/run wrote its table' or diag $log;
 my ($head, undef, @rows) = grep { /^\|/ } split /\n/, $report;
 my (undef, undef, undef, @modes) = split /\s*\|\s*/, $head // '';
-my %first = $report =~ /^- \*\*(\S+)\*\*, (\S+): (.*)$/mg ? () : ();
+my %first;    # "app mode" => its first difference
 while ($report =~ /^- \*\*(\S+)\*\*, (\S+): (.*)$/mg) { $first{"$1 $2"} = $3 }
 for my $row (@rows) {
     my (undef, $app, undef, @cells) = split /\s*\|\s*/, $row;
