@@ -12,6 +12,7 @@
 
 /* one translation unit, so the compiler can inline across the engine */
 #include "src/kd_parser.c"
+#include "src/kd_head.c"
 #include "src/kd_util.c"
 #include "src/kd_loop.c"
 #include "src/kd_pools.c"
@@ -128,6 +129,7 @@ typedef struct {
     SV *scoreboard;                 /* the Kamado::Scoreboard holding its slot */
     char *head;                     /* response head buffer, reused */
     size_t head_cap;
+    const char *framing_error;      /* why the last head was refused or its body cut; NULL */
     char env_key[KD_BUF_SIZE + 5];  /* "HTTP_" + any name that fits a head */
 } kd_xs;
 
@@ -146,18 +148,6 @@ static struct { const char *name; I32 len; U32 hash; } env_keys[K_COUNT] = {
 
 #define ENV_STORE(env, k, sv) \
     (void)hv_store((env), env_keys[k].name, env_keys[k].len, (sv), env_keys[k].hash)
-
-/* growable append into the reused head buffer */
-static void head_add(kd_xs *x, size_t *len, const char *s, size_t n)
-{
-    if (*len + n > x->head_cap) {
-        while (*len + n > x->head_cap)
-            x->head_cap *= 2;
-        Renew(x->head, x->head_cap, char);
-    }
-    memcpy(x->head + *len, s, n);
-    *len += n;
-}
 
 static kd_conn *serving_conn(pTHX_ kd_xs *x, int fd)
 {
@@ -255,25 +245,76 @@ static const char *sv_bytes(pTHX_ SV *sv, STRLEN *len)
     return SvPV(sv, *len);
 }
 
-static int no_body_status(int status)
+/* The status the app gave, as a number; 0 (refused) unless it is a
+ * whole number: an integer, or a string of digits. */
+static int status_of(pTHX_ SV *sv)
 {
-    return (status >= 100 && status < 200) || status == 204 || status == 304;
+    SvGETMAGIC(sv);
+    if (SvIOK(sv))
+        return SvIVX(sv) >= 0 && SvIVX(sv) < 10000 && !SvIsUV(sv) ? (int)SvIVX(sv) : 0;
+    if (SvPOK(sv)) {
+        STRLEN len, i;
+        const char *p = SvPV_nomg(sv, len);
+        int n = 0;
+        if (len == 0 || len > 4)
+            return 0;
+        for (i = 0; i < len; i++) {
+            if (p[i] < '0' || p[i] > '9')
+                return 0;
+            n = n * 10 + (p[i] - '0');
+        }
+        return n;
+    }
+    if (SvNOK(sv) && SvNVX(sv) >= 0 && SvNVX(sv) < 10000 && SvNVX(sv) == (NV)(int)SvNVX(sv))
+        return (int)SvNVX(sv);
+    return 0;
 }
 
-/* Serialises status and headers into x->head and decides the framing.
- * body_len is the total of an arrayref body, or -1 for a streamed one.
- * Returns the head length, or 0 when a header is invalid (the caller
- * answers 500). */
-static size_t build_head(pTHX_ kd_xs *x, kd_conn *c, int status, AV *headers, IV body_len)
-{
-    size_t len = 0;
-    char num[64];
-    int n, has_cl = 0, has_te = 0, has_date = 0;
-    SSize_t i, top = av_len(headers);
-    const char *reason = kd_reason(status);
+#define KD_XS_FIELDS 32
 
-    if (status < 100 || status > 999 || (top + 1) % 2)
+/* The head of the app's response into x->head (src/kd_head.c decides
+ * its framing) and the connection's state for the body. body_len is the
+ * total of an arrayref body, or -1 for a streamed one. Returns the head
+ * length, or 0 when the head is refused (x->framing_error says why; the
+ * caller answers 500). */
+static size_t build_head(pTHX_ kd_xs *x, kd_conn *c, SV *status, AV *headers, IV body_len)
+{
+    kd_field stack_fields[KD_XS_FIELDS], *f = stack_fields;
+    kd_head_in in;
+    kd_head_out out;
+    SSize_t i, n = av_len(headers) + 1;
+    size_t need = KD_HEAD_SLACK;
+
+    x->framing_error = NULL;
+    if (n % 2) {
+        x->framing_error = "odd number of header elements";
         return 0;
+    }
+    n /= 2;
+    if (n > KD_XS_FIELDS)
+        Newx(f, n, kd_field);
+    for (i = 0; i < n; i++) {
+        SV **k = av_fetch(headers, 2 * i, 0), **v = av_fetch(headers, 2 * i + 1, 0);
+        STRLEN kl = 0, vl = 0;
+        if (!k || !v || !SvOK(*k) || !(f[i].name = sv_bytes(aTHX_ *k, &kl)) ||
+            !(f[i].value = SvOK(*v) ? sv_bytes(aTHX_ *v, &vl) : "")) {
+            x->framing_error = "a header name or value that is undef or not bytes";
+            break;
+        }
+        f[i].name_len = kl;
+        f[i].value_len = vl;
+        need += kl + vl + 4;
+    }
+    if (x->framing_error) {
+        if (f != stack_fields)
+            Safefree(f);
+        return 0;
+    }
+    if (need > x->head_cap) {
+        while (need > x->head_cap)
+            x->head_cap *= 2;
+        Renew(x->head, x->head_cap, char);
+    }
     kd_loop_writing(x->loop);
     if (x->loop->draining)
         c->keepalive = 0;           /* the worker is about to exit */
@@ -281,81 +322,29 @@ static size_t build_head(pTHX_ kd_xs *x, kd_conn *c, int status, AV *headers, IV
      * the next request's start unknown: say the connection ends here */
     if (kd_conn_body_unread(c))
         c->keepalive = 0;
-    n = snprintf(num, sizeof num, "HTTP/1.1 %d %s\r\n", status, reason[0] ? reason : "Unknown");
-    head_add(x, &len, num, (size_t)n);
-
-    for (i = 0; i < top; i += 2) {
-        SV **ksv = av_fetch(headers, i, 0), **vsv = av_fetch(headers, i + 1, 0);
-        STRLEN kl, vl, j;
-        const char *k, *v;
-        if (!ksv || !vsv || !SvOK(*ksv))
-            return 0;
-        k = sv_bytes(aTHX_ *ksv, &kl);
-        v = SvOK(*vsv) ? sv_bytes(aTHX_ *vsv, &vl) : (vl = 0, "");
-        if (!k || !v || kl == 0)
-            return 0;
-        for (j = 0; j < kl; j++)
-            if (!kd_is_tchar((unsigned char)k[j]))
-                return 0;
-        /* no CR, LF or NUL: they would split the response */
-        for (j = 0; j < vl; j++)
-            if (v[j] == '\r' || v[j] == '\n' || v[j] == '\0')
-                return 0;
-        switch (toLOWER(k[0])) {
-        case 'c':
-            if (ci_eq(k, kl, "content-length"))
-                has_cl = 1;
-            else if (ci_eq(k, kl, "connection")) {
-                /* framing of the connection is ours; honour a close */
-                if (ci_eq(v, vl, "close"))
-                    c->keepalive = 0;
-                continue;
-            }
-            break;
-        case 't':
-            if (ci_eq(k, kl, "transfer-encoding"))
-                has_te = 1;
-            break;
-        case 'd':
-            if (ci_eq(k, kl, "date"))
-                has_date = 1;
-            break;
-        }
-        head_add(x, &len, k, kl);
-        head_add(x, &len, ": ", 2);
-        head_add(x, &len, v, vl);
-        head_add(x, &len, "\r\n", 2);
+    in.status = status_of(aTHX_ status);
+    in.fields = f;
+    in.nfields = (size_t)n;
+    in.body_len = body_len;
+    in.minor_version = c->minor_version;
+    in.is_head = c->is_head;
+    in.keepalive = c->keepalive;
+    in.date = kd_date(x->loop);
+    kd_head_build(&in, x->head, x->head_cap, &out);
+    if (f != stack_fields)
+        Safefree(f);
+    if (out.error) {
+        x->framing_error = kd_head_error_text(out.error);
+        return 0;
     }
-
-    c->resp_no_body = c->is_head || no_body_status(status);
-    c->resp_chunked = 0;
-    if (no_body_status(status)) {
-        /* nothing to frame */
-    } else if (has_te) {
-        c->keepalive = 0;           /* the app frames the body itself */
-    } else if (!has_cl) {
-        if (body_len >= 0) {
-            n = snprintf(num, sizeof num, "Content-Length: %" IVdf "\r\n", body_len);
-            head_add(x, &len, num, (size_t)n);
-        } else if (c->minor_version >= 1 && !c->is_head) {
-            head_add(x, &len, "Transfer-Encoding: chunked\r\n", 28);
-            c->resp_chunked = 1;
-        } else if (!c->is_head) {
-            c->keepalive = 0;       /* HTTP/1.0: the end of the body is the close */
-        }
-    }
-    if (!has_date) {
-        head_add(x, &len, "Date: ", 6);
-        head_add(x, &len, kd_date(x->loop), 29);
-        head_add(x, &len, "\r\n", 2);
-    }
-    if (!c->keepalive)
-        head_add(x, &len, "Connection: close\r\n\r\n", 21);
-    else if (c->minor_version == 0)
-        head_add(x, &len, "Connection: keep-alive\r\n\r\n", 26);
-    else
-        head_add(x, &len, "\r\n", 2);
-    return len;
+    c->keepalive = out.keepalive;
+    c->resp_no_body = out.no_body;
+    c->resp_chunked = out.framing == KD_FRAME_CHUNKED;
+    c->resp_left = out.framing == KD_FRAME_LENGTH ? out.length : -1;
+    if (out.mismatch)
+        x->framing_error = out.mismatch > 0 ? "body longer than its Content-Length: cut, connection closed"
+                                            : "body shorter than its Content-Length: connection closed";
+    return out.len;
 }
 
 MODULE = Kamado    PACKAGE = Kamado::Loop
@@ -504,10 +493,13 @@ OUTPUT:
     RETVAL
 
 void
-write_response(Kamado::Loop self, int fd, int status, AV *headers, AV *body)
+write_response(Kamado::Loop self, int fd, SV *status, AV *headers, AV *body)
 PPCODE:
 {
-    /* the common case, a complete response, in one sendmsg */
+    /* the common case, a complete response, in one sendmsg; true (2 when
+     * the body did not match its Content-Length: framing_error says how),
+     * false for a refused head (nothing written), undef if the client
+     * went away */
     kd_conn *c = serving_conn(aTHX_ self, fd);
     SSize_t i, nb = av_len(body) + 1;
     struct iovec stack_iov[17], *iov = stack_iov;
@@ -527,7 +519,12 @@ PPCODE:
         iov[i + 1].iov_len = l;
         total += (IV)l;
     }
-    hlen = i < nb ? 0 : build_head(aTHX_ self, c, status, headers, total);
+    if (i < nb) {
+        self->framing_error = "wide character in the body";
+        hlen = 0;
+    } else {
+        hlen = build_head(aTHX_ self, c, status, headers, total);
+    }
     if (hlen == 0) {
         if (iov != stack_iov)
             Safefree(iov);
@@ -535,36 +532,57 @@ PPCODE:
     }
     iov[0].iov_base = self->head;
     iov[0].iov_len = hlen;
-    ok = kd_write_last(self->loop, c, iov, c->resp_no_body ? 1 : (int)nb + 1) == 0;
+    if (c->resp_no_body) {
+        nb = 0;
+    } else if (c->resp_left >= 0 && total > c->resp_left) {
+        /* what the declared length covers, and not a byte more */
+        IV keep = c->resp_left;
+        for (i = 0; i < nb; i++) {
+            if ((IV)iov[i + 1].iov_len >= keep) {
+                iov[i + 1].iov_len = (size_t)keep;
+                break;
+            }
+            keep -= (IV)iov[i + 1].iov_len;
+        }
+        nb = i + 1;
+    }
+    ok = kd_write_last(self->loop, c, iov, (int)nb + 1) == 0;
     if (iov != stack_iov)
         Safefree(iov);
     kd_conn_finish(self->loop, c, ok && c->keepalive);
-    if (ok)
-        XSRETURN_YES;
-    XSRETURN_UNDEF;                  /* the client went away: $! says why */
+    if (!ok)
+        XSRETURN_UNDEF;              /* the client went away: $! says why */
+    if (self->framing_error)
+        XSRETURN_IV(2);
+    XSRETURN_YES;
 }
 
 void
-write_file_response(Kamado::Loop self, int fd, int status, AV *headers, int in_fd, IV offset, IV length)
+write_file_response(Kamado::Loop self, int fd, SV *status, AV *headers, int in_fd, IV offset, IV length)
 PPCODE:
 {
     /* a response whose body is a file: what the client does not take at
-     * once, the event loop sends (kd_write_file_last) */
+     * once, the event loop sends (kd_write_file_last); returns as
+     * write_response does */
     kd_conn *c = serving_conn(aTHX_ self, fd);
     size_t hlen = build_head(aTHX_ self, c, status, headers, length);
     int ok;
     if (hlen == 0)
         XSRETURN_NO;                 /* invalid: nothing was written */
+    if (c->resp_left >= 0 && length > c->resp_left)
+        length = c->resp_left;       /* what the declared length covers */
     ok = kd_write_file_last(self->loop, c, self->head, hlen, in_fd, (int64_t)offset,
                             c->resp_no_body || length < 0 ? 0 : (int64_t)length) == 0;
     kd_conn_finish(self->loop, c, ok && c->keepalive);
-    if (ok)
-        XSRETURN_YES;
-    XSRETURN_UNDEF;                  /* the client went away: $! says why */
+    if (!ok)
+        XSRETURN_UNDEF;              /* the client went away: $! says why */
+    if (self->framing_error)
+        XSRETURN_IV(2);
+    XSRETURN_YES;
 }
 
 void
-write_head(Kamado::Loop self, int fd, int status, AV *headers, IV content_length = -1)
+write_head(Kamado::Loop self, int fd, SV *status, AV *headers, IV content_length = -1)
 PPCODE:
 {
     kd_conn *c = serving_conn(aTHX_ self, fd);
@@ -591,8 +609,16 @@ PPCODE:
     int n = 0;
     if (!p)
         XSRETURN_NO;                 /* wide character: nothing written */
+    if (c->resp_left >= 0 && (IV)l > c->resp_left) {
+        /* past the declared length: cut there, and the connection ends */
+        l = (STRLEN)c->resp_left;
+        c->keepalive = 0;
+        self->framing_error = "body longer than its Content-Length: cut, connection closed";
+    }
     if (c->resp_no_body || l == 0)   /* an empty chunk would end the body */
         XSRETURN_YES;
+    if (c->resp_left >= 0)
+        c->resp_left -= (IV)l;
     if (c->resp_chunked) {
         iov[n].iov_base = size;
         iov[n++].iov_len = (size_t)snprintf(size, sizeof size, "%lx\r\n", (unsigned long)l);
@@ -613,8 +639,15 @@ send_file(Kamado::Loop self, int fd, int in_fd, IV offset, IV len)
 PPCODE:
 {
     kd_conn *c = serving_conn(aTHX_ self, fd);
+    if (c->resp_left >= 0 && len > c->resp_left) {
+        len = c->resp_left;          /* as write_body: cut at the length */
+        c->keepalive = 0;
+        self->framing_error = "body longer than its Content-Length: cut, connection closed";
+    }
     if (c->resp_no_body || len <= 0)
         XSRETURN_YES;
+    if (c->resp_left >= 0)
+        c->resp_left -= len;
     if (kd_sendfile_all(self->loop, fd, in_fd, (off_t)offset, (size_t)len) != 0)
         XSRETURN_UNDEF;
     XSRETURN_YES;
@@ -624,7 +657,8 @@ void
 write_end(Kamado::Loop self, int fd)
 PPCODE:
 {
-    /* ends a streamed body and finishes the request */
+    /* ends a streamed body and finishes the request; 2 when the body did
+     * not match its Content-Length (framing_error says how) */
     kd_conn *c = serving_conn(aTHX_ self, fd);
     int ok = 1;
     if (c->resp_chunked && !c->resp_no_body) {
@@ -633,11 +667,26 @@ PPCODE:
         iov.iov_len = 5;
         ok = kd_write_all(self->loop, fd, &iov, 1) == 0;
     }
+    if (c->resp_left > 0 && !c->resp_no_body) {
+        /* short of the declared length: the close shows the truncation */
+        c->keepalive = 0;
+        self->framing_error = "body shorter than its Content-Length: connection closed";
+    }
     kd_conn_finish(self->loop, c, ok && c->keepalive);
-    if (ok)
-        XSRETURN_YES;
-    XSRETURN_UNDEF;
+    if (!ok)
+        XSRETURN_UNDEF;
+    if (self->framing_error)
+        XSRETURN_IV(2);
+    XSRETURN_YES;
 }
+
+SV *
+framing_error(Kamado::Loop self)
+CODE:
+    /* why the last response head was refused, or its body cut; undef */
+    RETVAL = self->framing_error ? newSVpv(self->framing_error, 0) : &PL_sv_undef;
+OUTPUT:
+    RETVAL
 
 void
 write_error(Kamado::Loop self, int fd, int status)

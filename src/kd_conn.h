@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include "kd_head.h"
 #include "kd_parser.h"
 #include "kd_scoreboard.h"
 
@@ -85,6 +86,7 @@ typedef struct kd_conn {
     int minor_version;
     int resp_chunked;               /* response uses chunked framing */
     int resp_no_body;               /* HEAD, 1xx, 204, 304: headers only */
+    int64_t resp_left;              /* declared body bytes not sent yet; -1: no length */
     kd_conn_out out;
     int requests;                   /* served on this connection */
     int lingering;                  /* answered with an error, draining input */
@@ -268,9 +270,6 @@ int kd_wait(int fd, short events, double timeout);
 
 /* "Sun, 06 Nov 1994 08:49:37 GMT", refreshed once a second */
 const char *kd_date(kd_loop *l);
-
-/* reason phrase for a status code ("" when unknown) */
-const char *kd_reason(int status);
 
 double kd_now(void);
 

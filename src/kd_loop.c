@@ -506,6 +506,7 @@ static int try_parse(kd_loop *l, kd_conn *c)
                    (c->req.content_length > 0 ? c->req.content_length : 0);
     c->resp_chunked = 0;
     c->resp_no_body = 0;
+    c->resp_left = -1;
     c->body.expect_continue = c->req.expect_continue && !c->body.continued &&
                               (c->body.left > 0 || c->body.chunked);
     c->body.read = 0;

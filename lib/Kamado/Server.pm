@@ -198,9 +198,10 @@ sub handle_request {
     if ($body_kind && $self->{body_failed}) {
         # a deferred body failed: its 408/413/400 is sent, the app's answer is not
     } elsif (ref $res eq 'ARRAY' && @$res == 3 && ref $res->[2] eq 'ARRAY' && ref $res->[1] eq 'ARRAY') {
-        # the common case, all in C; false but defined: a bad status or header
+        # the common case, all in C; false but defined: a refused head;
+        # 2: a body that did not match its Content-Length
         my $sent = $loop->write_response($fd, @$res);
-        $self->_invalid_response($fd, $env, 'bad status or header') if defined $sent && !$sent;
+        $self->_framing_error($fd, $env, $sent) if defined $sent && $sent != 1;
     } elsif (!defined $res) {
         _log_error($env, "app died: " . ($@ || 'returned undef'));
         $self->_server_error($fd);
@@ -338,7 +339,7 @@ sub _respond {
     }
     if (ref $body eq 'ARRAY') {
         my $ok = $loop->write_response($fd, $status, $headers, $body);
-        $self->_invalid_response($fd, $env, 'bad status or header') if defined $ok && !$ok;
+        $self->_framing_error($fd, $env, $ok) if defined $ok && $ok != 1;
         return;
     }
     if (Plack::Util::is_real_fh($body) && -f $body) {
@@ -359,13 +360,13 @@ sub _respond {
         my $ok = $ahead->{file}
             ? $loop->write_file_response($fd, $status, $headers, fileno $ahead->{file}, 0, $ahead->{length})
             : $loop->write_response($fd, $status, $headers, $ahead->{chunks});
-        $self->_invalid_response($fd, $env, 'bad status or header') if defined $ok && !$ok;
+        $self->_framing_error($fd, $env, $ok) if defined $ok && $ok != 1;
         close $ahead->{file} if $ahead->{file};
         return;
     }
     my $ok = $loop->write_head($fd, $status, $headers);
     if (!$ok) {
-        $self->_invalid_response($fd, $env, 'bad status or header') if defined $ok;
+        $self->_invalid_response($fd, $env, $loop->framing_error) if defined $ok;
         $loop->close_conn($fd) if !defined $ok;
         $body->close if $body->can('close');
         return;
@@ -384,7 +385,15 @@ sub _respond {
     };
     _log_error($env, "body died: $@") if !$sent;
     $body->close if $body->can('close');
-    $sent ? $loop->write_end($fd) : $loop->close_conn($fd);
+    $sent ? $self->_end($fd, $env) : $loop->close_conn($fd);
+}
+
+# Ends a streamed body, and logs a body that did not match its
+# Content-Length (cut, or short: either way the connection was closed).
+sub _end {
+    my ($self, $fd, $env) = @_;
+    my $ended = $self->{loop}->write_end($fd);
+    _log_error($env, $self->{loop}->framing_error) if $ended && $ended == 2;
 }
 
 # What read_ahead put in its temporary file, in pieces.
@@ -413,7 +422,7 @@ sub _respond_file {
     my $length = (-s $fh) - $offset;
     $length = 0 if $length < 0;    # a handle seeked past the end: an empty body
     my $ok = $self->{loop}->write_file_response($fd, $status, $headers, fileno $fh, $offset, $length);
-    $self->_invalid_response($fd, $env, 'bad status or header') if defined $ok && !$ok;
+    $self->_framing_error($fd, $env, $ok) if defined $ok && $ok != 1;
     close $fh;
 }
 
@@ -434,9 +443,9 @@ sub _respond_delayed {
             }
             die "response is not [status, headers]\n" if @$res != 2 || ref $res->[1] ne 'ARRAY';
             my $head = $loop->write_head($fd, $res->[0], $res->[1]);
-            die "bad status or header\n" if defined $head && !$head;
+            die $loop->framing_error . "\n" if defined $head && !$head;
             $answered = 1;
-            return $writer = Kamado::Writer->new($loop, $fd, $head);
+            return $writer = Kamado::Writer->new($loop, $fd, $head, sub { $self->_end($fd, $env) });
         });
         1;
     };
@@ -466,6 +475,15 @@ sub _respond_delayed {
 # a byte to the client, the worker's cleanup or its END blocks.
 sub _forked {
     POSIX::_exit(0);
+}
+
+# What write_response returned when it was not a plain success: false,
+# a head refused (a 500 instead); 2, sent, with a body that did not match
+# its Content-Length (logged).
+sub _framing_error {
+    my ($self, $fd, $env, $sent) = @_;
+    return $self->_invalid_response($fd, $env, $self->{loop}->framing_error) if !$sent;
+    _log_error($env, $self->{loop}->framing_error);
 }
 
 sub _invalid_response {

@@ -10,9 +10,12 @@ use warnings;
 
 use Kamado ();
 
+# $end: ends the body (the server's, which also logs a body that did not
+# match its Content-Length)
 sub new {
-    my ($class, $loop, $fd, $alive) = @_;
-    return bless { loop => $loop, fd => $fd, alive => $alive, closed => 0, pid => Kamado::current_pid() }, $class;
+    my ($class, $loop, $fd, $alive, $end) = @_;
+    return bless { loop => $loop, fd => $fd, alive => $alive, end => $end, closed => 0,
+        pid => Kamado::current_pid() }, $class;
 }
 
 sub write {
@@ -38,7 +41,7 @@ sub close {
     my ($self) = @_;
     return if Kamado::current_pid() != $self->{pid} || $self->{closed}++;
     if ($self->{alive}) {
-        $self->{loop}->write_end($self->{fd});
+        $self->{end} ? $self->{end}->() : $self->{loop}->write_end($self->{fd});
     } else {
         $self->{loop}->close_conn($self->{fd});
     }
