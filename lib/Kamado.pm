@@ -64,7 +64,8 @@ response), C<psgix.cleanup> and C<psgix.cleanup.handlers> (run after the
 response is sent). C<psgix.io> is not provided.
 
 An application that dies, or returns something that is not a PSGI
-response, gets a C<500> with a generic body; the error and the request line
+response (see L</RESPONSE FRAMING> for the status and fields), gets a
+C<500> with a generic body; the error and the request line
 go to C<psgi.errors> (STDERR).
 
 =head1 HTTP
@@ -106,6 +107,52 @@ reads the answer instead of a connection reset.
 Header fields whose name contains an underscore are not passed to the app:
 C<X_Forwarded_For> would otherwise reach it as C<HTTP_X_FORWARDED_FOR>,
 indistinguishable from C<X-Forwarded-For> (nginx drops them too).
+
+=head1 RESPONSE FRAMING
+
+The server owns the framing of every response it sends: the app's status
+and header fields are checked, and the fields that say where a response
+ends (C<Content-Length>, C<Transfer-Encoding>, C<Connection>) are written
+by the server, never passed through. What the app (a PSGI app, or a CGI
+script through its printed head) returns, and what the client gets, as
+nginx does with a FastCGI application's response:
+
+    the app returns                          the server
+    a body longer than its Content-Length    sends Content-Length bytes, then
+                                             closes the connection (logged)
+    a body shorter than its Content-Length   sends what there is, then closes
+                                             (the client sees it cut; logged)
+    Content-Length not 1*DIGIT (letters, a   500 (logged)
+      sign, a space inside, a list, empty)
+      or above 2^63-1
+    Content-Length twice, different values   500 (logged)
+    Content-Length twice, the same value     one Content-Length
+    Content-Length with spaces around it     sent without them
+    Transfer-Encoding (any)                  500 (logged): the server chunks
+                                             a streamed body itself
+    Connection                               dropped; a "close" token in it
+                                             closes after the response
+    Keep-Alive, Proxy-Connection             dropped
+    a status 100 to 199 (no final answer),   500 (logged)
+      below 100, above 999, or not a whole
+      number ("OK", "200 OK", 200.5)
+    204 with a Content-Length                sent without it, no body
+    304 with a Content-Length                kept, no body
+    HEAD                                     the GET's fields (the app's
+                                             Content-Length, or the length
+                                             of the body it returned), no body
+    CR, LF or NUL in a field value, a field  500 (logged)
+      name that is not a token
+    no Content-Length, a body of known       Content-Length of the body
+      length (an array, a file)
+    no Content-Length, a streamed body       chunked (HTTP/1.1), or the end
+                                             of the body is the close (1.0)
+
+The log line (on C<psgi.errors>) names the request and the reason, as
+C<[kamado] [PID] GET /path HTTP/1.1: invalid response from the app: bad
+Content-Length>. A streamed body's head is sent before its length is
+known to be wrong, so it cannot say C<Connection: close>; the close after
+it does.
 
 =head1 LIMITS
 
