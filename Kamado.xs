@@ -271,6 +271,7 @@ static int status_of(pTHX_ SV *sv)
 }
 
 #define KD_XS_FIELDS 32
+#define KD_BODY_MISMATCH 2          /* Kamado::Loop::BODY_MISMATCH */
 
 /* The head of the app's response into x->head (src/kd_head.c decides
  * its framing) and the connection's state for the body. body_len is the
@@ -363,6 +364,9 @@ BOOT:
     newCONSTSUB(stash, "BODY_CHUNKED", newSViv(KD_BODY_CHUNKED));
     newCONSTSUB(stash, "BODY_FILE", newSViv(KD_BODY_FILE));
     (void)pthread_atfork(NULL, NULL, kd_after_fork);
+    /* what write_response and write_end return for a body cut at, or
+     * short of, its Content-Length (a constant Perl inlines) */
+    newCONSTSUB(gv_stashpvs("Kamado::Loop", GV_ADD), "BODY_MISMATCH", newSViv(KD_BODY_MISMATCH));
 }
 
 Kamado::Loop
@@ -496,8 +500,9 @@ void
 write_response(Kamado::Loop self, int fd, SV *status, AV *headers, AV *body)
 PPCODE:
 {
-    /* the common case, a complete response, in one sendmsg; true (2 when
-     * the body did not match its Content-Length: framing_error says how),
+    /* the common case, a complete response, in one sendmsg; true
+     * (BODY_MISMATCH when the body did not match its Content-Length:
+     * framing_error says how),
      * false for a refused head (nothing written), undef if the client
      * went away */
     kd_conn *c = serving_conn(aTHX_ self, fd);
@@ -553,7 +558,7 @@ PPCODE:
     if (!ok)
         XSRETURN_UNDEF;              /* the client went away: $! says why */
     if (self->framing_error)
-        XSRETURN_IV(2);
+        XSRETURN_IV(KD_BODY_MISMATCH);
     XSRETURN_YES;
 }
 
@@ -577,7 +582,7 @@ PPCODE:
     if (!ok)
         XSRETURN_UNDEF;              /* the client went away: $! says why */
     if (self->framing_error)
-        XSRETURN_IV(2);
+        XSRETURN_IV(KD_BODY_MISMATCH);
     XSRETURN_YES;
 }
 
@@ -657,8 +662,8 @@ void
 write_end(Kamado::Loop self, int fd)
 PPCODE:
 {
-    /* ends a streamed body and finishes the request; 2 when the body did
-     * not match its Content-Length (framing_error says how) */
+    /* ends a streamed body and finishes the request; BODY_MISMATCH when
+     * the body did not match its Content-Length (framing_error says how) */
     kd_conn *c = serving_conn(aTHX_ self, fd);
     int ok = 1;
     if (c->resp_chunked && !c->resp_no_body) {
@@ -676,7 +681,7 @@ PPCODE:
     if (!ok)
         XSRETURN_UNDEF;
     if (self->framing_error)
-        XSRETURN_IV(2);
+        XSRETURN_IV(KD_BODY_MISMATCH);
     XSRETURN_YES;
 }
 

@@ -198,10 +198,9 @@ sub handle_request {
     if ($body_kind && $self->{body_failed}) {
         # a deferred body failed: its 408/413/400 is sent, the app's answer is not
     } elsif (ref $res eq 'ARRAY' && @$res == 3 && ref $res->[2] eq 'ARRAY' && ref $res->[1] eq 'ARRAY') {
-        # the common case, all in C; false but defined: a refused head;
-        # 2: a body that did not match its Content-Length
+        # the common case, all in C; false but defined: a refused head
         my $sent = $loop->write_response($fd, @$res);
-        $self->_framing_error($fd, $env, $sent) if defined $sent && $sent != 1;
+        $self->_framing_error($fd, $env, $sent) if defined $sent && (!$sent || $sent == Kamado::Loop::BODY_MISMATCH);
     } elsif (!defined $res) {
         _log_error($env, "app died: " . ($@ || 'returned undef'));
         $self->_server_error($fd);
@@ -339,7 +338,7 @@ sub _respond {
     }
     if (ref $body eq 'ARRAY') {
         my $ok = $loop->write_response($fd, $status, $headers, $body);
-        $self->_framing_error($fd, $env, $ok) if defined $ok && $ok != 1;
+        $self->_framing_error($fd, $env, $ok) if defined $ok && (!$ok || $ok == Kamado::Loop::BODY_MISMATCH);
         return;
     }
     if (Plack::Util::is_real_fh($body) && -f $body) {
@@ -360,7 +359,7 @@ sub _respond {
         my $ok = $ahead->{file}
             ? $loop->write_file_response($fd, $status, $headers, fileno $ahead->{file}, 0, $ahead->{length})
             : $loop->write_response($fd, $status, $headers, $ahead->{chunks});
-        $self->_framing_error($fd, $env, $ok) if defined $ok && $ok != 1;
+        $self->_framing_error($fd, $env, $ok) if defined $ok && (!$ok || $ok == Kamado::Loop::BODY_MISMATCH);
         close $ahead->{file} if $ahead->{file};
         return;
     }
@@ -393,7 +392,7 @@ sub _respond {
 sub _end {
     my ($self, $fd, $env) = @_;
     my $ended = $self->{loop}->write_end($fd);
-    _log_error($env, $self->{loop}->framing_error) if $ended && $ended == 2;
+    _log_error($env, $self->{loop}->framing_error) if $ended && $ended == Kamado::Loop::BODY_MISMATCH;
 }
 
 # What read_ahead put in its temporary file, in pieces.
@@ -422,7 +421,7 @@ sub _respond_file {
     my $length = (-s $fh) - $offset;
     $length = 0 if $length < 0;    # a handle seeked past the end: an empty body
     my $ok = $self->{loop}->write_file_response($fd, $status, $headers, fileno $fh, $offset, $length);
-    $self->_framing_error($fd, $env, $ok) if defined $ok && $ok != 1;
+    $self->_framing_error($fd, $env, $ok) if defined $ok && (!$ok || $ok == Kamado::Loop::BODY_MISMATCH);
     close $fh;
 }
 
@@ -478,8 +477,8 @@ sub _forked {
 }
 
 # What write_response returned when it was not a plain success: false,
-# a head refused (a 500 instead); 2, sent, with a body that did not match
-# its Content-Length (logged).
+# a head refused (a 500 instead); BODY_MISMATCH, sent, with a body that
+# did not match its Content-Length (logged).
 sub _framing_error {
     my ($self, $fd, $env, $sent) = @_;
     return $self->_invalid_response($fd, $env, $self->{loop}->framing_error) if !$sent;
