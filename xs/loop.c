@@ -1,0 +1,225 @@
+/* Kamado::Loop's glue: a parsed head made %env, a PSGI response made a head. Included by Kamado.xs, before its XS part. */
+
+typedef struct {
+    kd_loop *loop;
+    AV *templates;                  /* env template per listener */
+    SV *scoreboard;                 /* the Kamado::Scoreboard holding its slot */
+    char *head;                     /* response head buffer, reused */
+    size_t head_cap;
+    const char *framing_error;      /* why the last head was refused or its body cut; NULL */
+    char env_key[KD_BUF_SIZE + 5];  /* "HTTP_" + any name that fits a head */
+} kd_xs;
+
+typedef kd_xs *Kamado__Loop;
+
+/* %env keys the engine sets on every request, with their hashes computed
+ * once at load time (the hash seed is fixed for the process and its
+ * forked workers) */
+enum { K_METHOD, K_URI, K_PROTOCOL, K_QUERY, K_ADDR, K_PORT, K_PATH, K_CL, K_CT, K_COUNT };
+static struct { const char *name; I32 len; U32 hash; } env_keys[K_COUNT] = {
+    {"REQUEST_METHOD", 14, 0}, {"REQUEST_URI", 11, 0}, {"SERVER_PROTOCOL", 15, 0},
+    {"QUERY_STRING", 12, 0}, {"REMOTE_ADDR", 11, 0}, {"REMOTE_PORT", 11, 0},
+    {"PATH_INFO", 9, 0}, {"CONTENT_LENGTH", 14, 0}, {"CONTENT_TYPE", 12, 0},
+};
+
+#define ENV_STORE(env, k, sv) \
+    (void)hv_store((env), env_keys[k].name, env_keys[k].len, (sv), env_keys[k].hash)
+
+static kd_conn *serving_conn(pTHX_ kd_xs *x, int fd)
+{
+    kd_loop *l = x->loop;
+    /* a writer kept past its request must not reach the descriptor's
+     * next connection */
+    if (fd < 0 || fd >= l->conns_cap || !l->conns[fd] || !l->conns[fd]->open ||
+        !l->conns[fd]->serving)
+        croak("Kamado::Loop: fd %d is not serving a request", fd);
+    return l->conns[fd];
+}
+
+/* PSGI env for the head just parsed on c */
+static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
+{
+    const kd_request *r = &c->req;
+    SV **tmpl = av_fetch(x->templates, c->listener, 0);
+    HV *env = newHVhv((HV *)SvRV(*tmpl));
+    char *key = x->env_key;
+    size_t i;
+    SV *path;
+
+    ENV_STORE(env, K_METHOD, newSVpvn(r->method, r->method_len));
+    ENV_STORE(env, K_URI, newSVpvn(r->target, r->target_len));
+    ENV_STORE(env, K_PROTOCOL, newSVpvn(r->minor_version ? "HTTP/1.1" : "HTTP/1.0", 8));
+    ENV_STORE(env, K_QUERY, r->query ? newSVpvn(r->query, r->query_len) : newSVpvs(""));
+    ENV_STORE(env, K_ADDR, newSVpvn(c->remote_addr, c->remote_addr_len));
+    ENV_STORE(env, K_PORT, newSViv(c->remote_port));
+
+    /* PATH_INFO is the percent-decoded path (CGI/PSGI convention) */
+    path = newSV(r->path_len + 1);
+    SvPOK_on(path);
+    {
+        char *d = SvPVX(path);
+        const char *s = r->path, *e = r->path + r->path_len;
+        while (s < e) {
+            int h1, h2;
+            if (*s == '%' && e - s >= 3 && (h1 = hexval((unsigned char)s[1])) >= 0 &&
+                (h2 = hexval((unsigned char)s[2])) >= 0) {
+                *d++ = (char)(h1 * 16 + h2);
+                s += 3;
+            } else {
+                *d++ = *s++;
+            }
+        }
+        *d = '\0';
+        SvCUR_set(path, d - SvPVX(path));
+    }
+    ENV_STORE(env, K_PATH, path);
+
+    for (i = 0; i < r->num_headers; i++) {
+        const kd_header *h = &r->headers[i];
+        size_t j;
+        SV **slot;
+
+        /* underscores would let "X_Forwarded_For" pose as X-Forwarded-For */
+        if (memchr(h->name, '_', h->name_len))
+            continue;
+        if (ci_eq(h->name, h->name_len, "content-length")) {
+            ENV_STORE(env, K_CL, newSVpvn(h->value, h->value_len));
+            continue;
+        }
+        if (ci_eq(h->name, h->name_len, "content-type")) {
+            ENV_STORE(env, K_CT, newSVpvn(h->value, h->value_len));
+            continue;
+        }
+        memcpy(key, "HTTP_", 5);
+        for (j = 0; j < h->name_len; j++) {
+            char ch = h->name[j];
+            key[5 + j] = ch == '-' ? '_' : (char)toUPPER(ch);
+        }
+        /* one lookup: the slot is new (undef) or holds an earlier field */
+        slot = hv_fetch(env, key, (I32)(h->name_len + 5), 1);
+        if (SvOK(*slot)) {
+            /* repeated fields are joined as one list (RFC 9110 5.3) */
+            sv_catpvs(*slot, ", ");
+            sv_catpvn(*slot, h->value, h->value_len);
+        } else {
+            sv_setpvn(*slot, h->value, h->value_len);
+        }
+    }
+    /* absolute-form: the target's host wins over Host (RFC 9112 3.2.2) */
+    if (r->authority_len)
+        (void)hv_stores(env, "HTTP_HOST", newSVpvn(r->authority, r->authority_len));
+    return env;
+}
+
+/* The bytes of sv, or NULL when it holds characters above 0xFF (a PSGI
+ * response must be bytes): the caller answers 500 instead of croaking
+ * in the middle of a response. */
+static const char *sv_bytes(pTHX_ SV *sv, STRLEN *len)
+{
+    if (SvUTF8(sv) && !sv_utf8_downgrade(sv, TRUE))
+        return NULL;
+    return SvPV(sv, *len);
+}
+
+/* The status the app gave, as a number; 0 (refused) unless it is a
+ * whole number: an integer, or a string of digits. */
+static int status_of(pTHX_ SV *sv)
+{
+    SvGETMAGIC(sv);
+    if (SvIOK(sv))
+        return SvIVX(sv) >= 0 && SvIVX(sv) < 10000 && !SvIsUV(sv) ? (int)SvIVX(sv) : 0;
+    if (SvPOK(sv)) {
+        STRLEN len, i;
+        const char *p = SvPV_nomg(sv, len);
+        int n = 0;
+        if (len == 0 || len > 4)
+            return 0;
+        for (i = 0; i < len; i++) {
+            if (p[i] < '0' || p[i] > '9')
+                return 0;
+            n = n * 10 + (p[i] - '0');
+        }
+        return n;
+    }
+    if (SvNOK(sv) && SvNVX(sv) >= 0 && SvNVX(sv) < 10000 && SvNVX(sv) == (NV)(int)SvNVX(sv))
+        return (int)SvNVX(sv);
+    return 0;
+}
+
+#define KD_XS_FIELDS 32
+#define KD_BODY_MISMATCH 2          /* Kamado::Loop::BODY_MISMATCH */
+
+/* The head of the app's response into x->head (src/kd_head.c decides
+ * its framing) and the connection's state for the body. body_len is the
+ * total of an arrayref body, or -1 for a streamed one. Returns the head
+ * length, or 0 when the head is refused (x->framing_error says why; the
+ * caller answers 500). */
+static size_t build_head(pTHX_ kd_xs *x, kd_conn *c, SV *status, AV *headers, IV body_len)
+{
+    kd_field stack_fields[KD_XS_FIELDS], *f = stack_fields;
+    kd_head_in in;
+    kd_head_out out;
+    SSize_t i, n = av_len(headers) + 1;
+    size_t need = KD_HEAD_SLACK;
+
+    x->framing_error = NULL;
+    if (n % 2) {
+        x->framing_error = "odd number of header elements";
+        return 0;
+    }
+    n /= 2;
+    if (n > KD_XS_FIELDS)
+        Newx(f, n, kd_field);
+    for (i = 0; i < n; i++) {
+        SV **k = av_fetch(headers, 2 * i, 0), **v = av_fetch(headers, 2 * i + 1, 0);
+        STRLEN kl = 0, vl = 0;
+        if (!k || !v || !SvOK(*k) || !(f[i].name = sv_bytes(aTHX_ *k, &kl)) ||
+            !(f[i].value = SvOK(*v) ? sv_bytes(aTHX_ *v, &vl) : "")) {
+            x->framing_error = "a header name or value that is undef or not bytes";
+            break;
+        }
+        f[i].name_len = kl;
+        f[i].value_len = vl;
+        need += kl + vl + 4;
+    }
+    if (x->framing_error) {
+        if (f != stack_fields)
+            Safefree(f);
+        return 0;
+    }
+    if (need > x->head_cap) {
+        while (need > x->head_cap)
+            x->head_cap *= 2;
+        Renew(x->head, x->head_cap, char);
+    }
+    kd_loop_writing(x->loop);
+    if (x->loop->draining)
+        c->keepalive = 0;           /* the worker is about to exit */
+    /* a body the app did not read (or, after Expect, was never sent) leaves
+     * the next request's start unknown: say the connection ends here */
+    if (kd_conn_body_unread(c))
+        c->keepalive = 0;
+    in.status = status_of(aTHX_ status);
+    in.fields = f;
+    in.nfields = (size_t)n;
+    in.body_len = body_len;
+    in.minor_version = c->minor_version;
+    in.is_head = c->is_head;
+    in.keepalive = c->keepalive;
+    in.date = kd_date(x->loop);
+    kd_head_build(&in, x->head, x->head_cap, &out);
+    if (f != stack_fields)
+        Safefree(f);
+    if (out.error) {
+        x->framing_error = kd_head_error_text(out.error);
+        return 0;
+    }
+    c->keepalive = out.keepalive;
+    c->resp_no_body = out.no_body;
+    c->resp_chunked = out.framing == KD_FRAME_CHUNKED;
+    c->resp_left = out.framing == KD_FRAME_LENGTH ? out.length : -1;
+    if (out.mismatch)
+        x->framing_error = out.mismatch > 0 ? "body longer than its Content-Length: cut, connection closed"
+                                            : "body shorter than its Content-Length: connection closed";
+    return out.len;
+}
