@@ -3,7 +3,7 @@
  * in the worker; for the fork mode, the request sent to a script's
  * zygote in one message with its descriptors; for the fork and exec
  * modes, a script's output collected while it runs. Included by
- * Kamado.xs. */
+ * Kamado.xs; its XS is xs/CGI.xsh. */
 
 #include "perliol.h"    /* the layers of STDIN, STDOUT and STDERR: kd_std_sync */
 #include <poll.h>
@@ -835,7 +835,7 @@ kd_world_leave(pTHX_ const char *cwd)
     PUTBACK;
 }
 
-/* See output_begin in Kamado.xs. The output file is not emptied for
+/* See output_begin in xs/CGI.xsh. The output file is not emptied for
  * each run: a run's output is what lies before the file's position when
  * it ends (the script and the children it starts share that position),
  * and what earlier runs left past it is not read. Emptying it each time
@@ -895,7 +895,7 @@ kd_read_range(pTHX_ int fd, off_t offset, off_t end)
     return bytes;
 }
 
-/* See read_output in Kamado.xs. */
+/* See read_output in xs/CGI.xsh. */
 static SV *
 kd_read_output(pTHX_ int out_fd)
 {
