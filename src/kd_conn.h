@@ -125,7 +125,7 @@ static inline int kd_conn_body_unread(const kd_conn *c)
 
 /* --pool: where a request whose path starts with prefix goes. send_fd is
  * the sending end of the pool's queue, a SOCK_SEQPACKET socketpair the
- * master holds and every worker inherits. */
+ * generation holds and every worker inherits. */
 typedef struct {
     char prefix[KD_MAX_PREFIX];
     size_t prefix_len;

@@ -59,7 +59,7 @@ int kd_sb_create(kd_sb *sb, unsigned nslots)
     sb->header->nslots = nslots;
     sb->header->slot_size = sizeof(kd_sb_slot);
     sb->header->header_size = sizeof(kd_sb_header);
-    sb->header->master_pid = (int32_t)getpid();
+    sb->header->generation_pid = (int32_t)getpid();
     memcpy(sb->header->magic, KD_SB_MAGIC, 8);
     return 0;
 }
@@ -79,7 +79,7 @@ int kd_sb_publish(kd_sb *sb, const char *path)
     if (fd < 0)
         return -1;
     /* made whole before it is renamed: a reader never sees half a board,
-     * and a master still running on the old file (a Server::Starter hot
+     * and a generation still running on the old file (a Server::Starter hot
      * deploy, the generation a HUP replaces) keeps writing its own */
     if (fchmod(fd, 0600) != 0 || write_board(fd, sb) != 0 || rename(tmp, path) != 0) {
         e = errno;

@@ -2,21 +2,21 @@
  *
  * Plain C99 + Linux, no perl.h.
  *
- * The master maps one anonymous shared region before it forks, with one
+ * The generation maps one anonymous shared region before it forks, with one
  * fixed-size slot per possible worker: only it and its workers can write
- * it, so what the master acts on is never in a file another user can
- * truncate or write. Outside tools read a copy the master publishes
+ * it, so what the generation acts on is never in a file another user can
+ * truncate or write. Outside tools read a copy the generation publishes
  * (kd_sb_publish) and rewrites in place (kd_sb_refresh), as Apache's
  * ScoreBoardFile is read. Each worker writes only its own slot, with
  * plain stores and no lock: the state is stored last (release order), so a
  * reader that sees a state also sees the fields written before it; the
  * request line may be read torn while it changes, and is always
- * NUL-terminated. The master writes a slot only before the worker exists
+ * NUL-terminated. The generation writes a slot only before the worker exists
  * (kd_sb_claim) and after it is reaped (kd_sb_clear).
  *
  * Layout (native byte order; a reader checks magic, version and sizes):
  *   header, 64 bytes: "KAMADOSB", u32 version, u32 nslots, u32 slot_size,
- *     u32 header_size, i32 master pid, then zeros
+ *     u32 header_size, i32 generation pid, then zeros
  *   nslots slots of slot_size (128) bytes: kd_sb_slot below
  */
 #ifndef KD_SCOREBOARD_H
@@ -48,7 +48,7 @@ typedef struct {
     uint32_t nslots;
     uint32_t slot_size;
     uint32_t header_size;
-    int32_t master_pid;
+    int32_t generation_pid;
     char pad[36];
 } kd_sb_header;
 
@@ -95,7 +95,7 @@ int kd_sb_attach(kd_sb *sb, const char *path);
 
 void kd_sb_unmap(kd_sb *sb);
 
-/* The master: a slot for a worker about to be forked (state starting),
+/* The generation: a slot for a worker about to be forked (state starting),
  * and the slot of one reaped (free). */
 void kd_sb_claim(kd_sb *sb, unsigned i, uint32_t generation);
 void kd_sb_clear(kd_sb *sb, unsigned i);

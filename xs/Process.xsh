@@ -7,7 +7,7 @@ PROTOTYPES: DISABLE
 int
 set_parent_death_signal(int sig)
 CODE:
-    /* a worker must not outlive a master that was killed with KILL */
+    /* a worker must not outlive a generation that was killed with KILL */
     RETVAL = prctl(PR_SET_PDEATHSIG, (unsigned long)sig) == 0;
 OUTPUT:
     RETVAL

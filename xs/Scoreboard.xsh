@@ -72,9 +72,9 @@ OUTPUT:
     RETVAL
 
 int
-master_pid(Kamado::Scoreboard self)
+generation_pid(Kamado::Scoreboard self)
 CODE:
-    RETVAL = self->header->master_pid;
+    RETVAL = self->header->generation_pid;
 OUTPUT:
     RETVAL
 
@@ -83,7 +83,7 @@ claim(Kamado::Scoreboard self, int slot, UV generation = 0)
 ALIAS:
     clear = 1
 PPCODE:
-    /* the master's: a slot for a worker about to be forked; a reaped one's */
+    /* the generation's: a slot for a worker about to be forked; a reaped one's */
     if (!self->writable || slot < 0 || (unsigned)slot >= self->header->nslots)
         croak("Kamado::Scoreboard: no writable slot %d", slot);
     if (ix)

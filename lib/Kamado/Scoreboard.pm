@@ -75,7 +75,7 @@ Every slot as a hash reference: C<slot>, C<pid>, C<generation>, C<state>
 C<draining>),
 C<connections>, C<requests>, C<seconds> (in this state) and C<request>.
 
-=item size, master_pid
+=item size, generation_pid
 
 The number of slots; the pid of the process that made the scoreboard:
 the generation process whose workers these are (under kamado, its

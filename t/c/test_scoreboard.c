@@ -49,7 +49,7 @@ static void test_layout(void)
     ok(kd_sb_create(&sb, 4) == 0, "an anonymous board of 4 slots");
     ok(memcmp(sb.header->magic, KD_SB_MAGIC, 8) == 0 && sb.header->version == KD_SB_VERSION &&
        sb.header->nslots == 4 && sb.header->slot_size == 128 && sb.header->header_size == 64 &&
-       sb.header->master_pid == (int32_t)getpid(), "its header");
+       sb.header->generation_pid == (int32_t)getpid(), "its header");
     for (i = 0; i < 4; i++)
         if (sb.slots[i].state != KD_SB_FREE || sb.slots[i].pid != 0)
             all_free = 0;

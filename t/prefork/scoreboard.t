@@ -46,7 +46,7 @@ APP
 
 my $board = Kamado::Scoreboard->attach($file);
 ok $board, 'the scoreboard file can be attached' or BAIL_OUT("attach $file: $!");
-is $board->master_pid, ($server->generations)[0], 'it names the generation process of these workers';
+is $board->generation_pid, ($server->generations)[0], 'it names the generation process of these workers';
 is sprintf('%o', (stat $file)[2] & 07777), '600', 'readable by its owner only (request lines may hold secrets)';
 cmp_ok $board->size, '>=', 2, 'a slot per worker at least';
 
@@ -143,12 +143,12 @@ is scalar(slots()), 2, 'two slots in use';
 
 # HUP: a new generation makes its own scoreboard, renamed over the file
 # (the old one's workers finish in the old, unlinked one)
-my $old_generation = $board->master_pid;
+my $old_generation = $board->generation_pid;
 kill HUP => $server->pid;
 ok eventually(sub {
     my $new = Kamado::Scoreboard->attach($file) or return 0;
-    $board = $new if $new->master_pid != $old_generation;
-    $board->master_pid != $old_generation;
+    $board = $new if $new->generation_pid != $old_generation;
+    $board->generation_pid != $old_generation;
 }), 'after HUP, the file holds a new scoreboard';
 ok eventually(sub { my @s = slots(); @s == 2 && !grep { $_->{generation} != 2 || $_->{state} ne 'idle' } @s }),
     'after HUP, two idle workers of generation 2'
