@@ -21,6 +21,10 @@ use constant GRACE => 2;
 use constant POLL => 0.02;
 # how often a watchdog looks whether its group is still there
 use constant WATCH => 0.25;
+# how long a script that has closed its output is given to exit before a
+# watchdog is forked for it: closing is nearly always its exit, a few
+# milliseconds cost far less than a fork of the worker on every request
+use constant EXIT_WAIT => 0.05;
 
 my %running;     # process group of a script being relayed -> 1
 my %watchdogs;   # watchdog pid -> the process group it watches
@@ -41,6 +45,12 @@ sub started {
 sub finished {
     my ($class, $pgid, $bound) = @_;
     delete $running{$pgid};
+    my ($pause, $until) = (0.0002, Time::HiRes::time() + EXIT_WAIT);
+    while (_alive($pgid)) {
+        last if Time::HiRes::time() >= $until;
+        Time::HiRes::sleep($pause);
+        $pause *= 2;
+    }
     return unless _alive($pgid);
     my $worker = $$;
     my $pid = fork;
