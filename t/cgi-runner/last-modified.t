@@ -17,7 +17,10 @@ use Kamado::Test::CGI qw(put_script);
 
 my $root = File::Temp::tempdir(CLEANUP => 1);
 my %script = (
-    asctime  => ['Wed Nov 25 18:12:34 2026'],
+    asctime  => ['Sun Nov  6 08:49:37 1994'],
+    trailing => ['Tue, 15 Sep 2020 12:26:40 '],
+    nozone   => ['Tue, 15 Sep 2020 12:26:40'],
+    twodigit => ['Tue, 15 Sep 20 12:26:40 GMT'],
     rfc850   => ['Sunday, 06-Nov-94 08:49:37 GMT'],
     plus0000 => ['Tue, 15 Sep 2020 12:26:40 +0000'],
     offset   => ['Tue, 15 Sep 2020 12:26:40 +0200'],
@@ -50,7 +53,10 @@ my %MON = (Jan => 0, Feb => 1, Mar => 2, Apr => 3, May => 4, Jun => 5, Jul => 6,
 for my $mode (qw(fork exec registry perlrun)) {
     note "mode $mode";
     $server = start_server(no_app => 1, args => ['--cgi-bin', $root, '--cgi-mode', $mode]);
-    is_deeply [modified('asctime')], ['Wed, 25 Nov 2026 18:12:34 GMT'], 'asctime: in RFC 1123 form';
+    is_deeply [modified('asctime')], ['Sun, 06 Nov 1994 08:49:37 GMT'], 'asctime: in RFC 1123 form';
+    is_deeply [modified('trailing')], ['Tue, 15 Sep 2020 12:26:40 GMT'], 'a blank after the time, no zone: read';
+    is_deeply [modified('nozone')], [], 'nothing after the time: no Last-Modified (APR needs the blank)';
+    is_deeply [modified('twodigit')], [], 'RFC 1123 with a two-digit year: none either';
     is_deeply [modified('rfc850')], ['Sun, 06 Nov 1994 08:49:37 GMT'], 'RFC 850: in RFC 1123 form, a four-digit year';
     is_deeply [modified('plus0000')], ['Tue, 15 Sep 2020 12:26:40 GMT'], '+0000: GMT';
     is_deeply [modified('offset')], ['Tue, 15 Sep 2020 12:26:40 GMT'], '+0200: ignored, as APR does';
