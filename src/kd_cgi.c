@@ -1117,6 +1117,9 @@ kd_collect(pTHX_ int out_fd, int err_fd, double hold, STRLEN max, SV *out, SV *e
  * (util_script.c); REST is what follows the empty line. Returns
  * { status, headers => [name, value...], rest }, or { error => why },
  * or { redirect => path } for a Location with a local path and no Status.
+ * Last-Modified as Apache's ap_scan_script_header_err_core has it: one
+ * header, the latest date the lines give, in RFC 1123 form, never later
+ * than now; none when no line holds a date (kd_date.c).
  * (In C: the same rules in Perl cost a hello response 50,000 instructions,
  * most of them in the regex engine.) */
 static int
@@ -1145,14 +1148,17 @@ kd_parse_head(pTHX_ const char *head, STRLEN len, const char *rest, STRLEN rest_
     const char *p = head, *end = head + len, *location = NULL;
     STRLEN location_len = 0;
     int status = 0;
+    SSize_t modified_at = -1;    /* the Last-Modified value's index in HEADERS */
+    long long modified = -1;
     while (p < end) {
-        const char *eol = memchr(p, '\n', end - p), *line = p, *stop, *name_end, *value;
+        const char *eol = memchr(p, '\n', end - p), *line = p, *stop, *name_end, *value, *raw_end;
         if (!eol)
             eol = end;
         p = eol < end ? eol + 1 : end;
         stop = eol;
         if (stop > line && stop < end && stop[-1] == '\r')
             stop--;    /* (split /\r?\n/: a CR before the LF is the separator's) */
+        raw_end = stop;
         if (stop > line && (*line == ' ' || *line == '\t') && av_count(headers) > 0) {
             /* a folded line continues the previous header (RFC 822) */
             SV *last = *av_fetch(headers, av_count(headers) - 1, 0);
@@ -1188,8 +1194,27 @@ kd_parse_head(pTHX_ const char *head, STRLEN len, const char *rest, STRLEN rest_
             location = value;
             location_len = stop - value;
         }
+        if (name_end - line == 13 && strncasecmp(line, "last-modified", 13) == 0) {
+            /* as Apache: read as an HTTP date (its trailing blanks too), or
+             * dropped; one header, at the first good one, the latest date */
+            long long t = kd_http_date_parse(value, raw_end - value);
+            if (t < 0)
+                continue;
+            if (t > modified)
+                modified = t;
+            if (modified_at >= 0)
+                continue;
+            modified_at = (SSize_t)av_count(headers) + 1;
+        }
         av_push(headers, newSVpvn(line, name_end - line));
         av_push(headers, newSVpvn(value, stop - value));
+    }
+    if (modified_at >= 0) {
+        /* never later than now: Apache's ap_rationalize_mtime */
+        char date[KD_HTTP_DATE_LEN + 1];
+        long long now = (long long)time(NULL);
+        size_t n = kd_http_date_format(modified < now ? modified : now, date);
+        sv_setpvn(*av_fetch(headers, modified_at, 0), date, n);
     }
     result = newHV();
     if (location && !status) {

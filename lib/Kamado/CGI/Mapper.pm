@@ -54,6 +54,10 @@ sub resolve {
     return _deny(403) if grep { /^\./ } @segments;
     my ($file, $info, $symlink, @stat) = $self->_walk(\@segments);
     return _deny(404) unless defined $file;
+    # A slash at the end stays in PATH_INFO, as Apache keeps it (scripts
+    # tell a directory URL by it); a run of slashes is one, as Apache's
+    # MergeSlashes makes it.
+    $info .= '/' if substr($path, -1) eq '/' && !S_ISDIR($stat[2]);
     my ($cacheable, @absent) = (!$symlink);
     if (S_ISDIR($stat[2])) {
         return { action => 'slash' } if $path !~ m{/\z};
@@ -173,7 +177,9 @@ Kamado::CGI::Mapper - which file a CGI URL names, and whether it is run, sent or
 
 Maps a URL path (the part after the mount, already decoded) to a file in
 C<root> as Apache does: the longest leading part of the path that names a
-file is the script (C<SCRIPT_NAME>), the rest is C<PATH_INFO>; a
+file is the script (C<SCRIPT_NAME>), the rest is C<PATH_INFO> (with its
+trailing slash; slashes in a row count as one, as Apache's C<MergeSlashes
+On>); a
 directory is answered by its first index file (C<index>), and one named
 without its slash is sent to it.
 

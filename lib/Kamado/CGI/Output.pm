@@ -9,7 +9,9 @@ use Kamado ();    # (the XS: _parse)
 # Apache's mod_cgi does it (util_script.c): header lines up to the first
 # empty line (LF or CRLF endings); "Status:" sets the status; a
 # "Location:" with an absolute URL and no Status is a 302, with a local
-# path (and no Status) an internal redirect; a line that is not a header,
+# path (and no Status) an internal redirect; "Last-Modified:" is read as
+# an HTTP date and sent in RFC 1123 form, never later than now, or dropped
+# when it is no date (src/kd_date.c); a line that is not a header,
 # or output that ends before the empty line, is a 500 and a log line.
 # Fed incrementally, so a script's body can stream as it is printed.
 
