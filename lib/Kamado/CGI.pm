@@ -38,9 +38,11 @@ sub new {
     grep { $_ eq $mode } @MODES or die "Kamado::CGI: unknown mode '$mode' (known: @MODES)\n";
     my $real = Cwd::realpath($root);
     # the in-process modes' overrides of exit, require and do apply to code
-    # compiled after them: installed now, before any script (or a module
-    # one uses) compiles, since a .kamado-cgi file may ask for them later
-    require Kamado::CGI::Registry;
+    # compiled after them: installed now when they are the default, before
+    # any script (or a module one uses) compiles; else when a .kamado-cgi
+    # file first asks for them (_run), so that a worker whose scripts all
+    # run in a process of their own keeps perl's built-ins
+    require Kamado::CGI::Registry if $IN_PROCESS{$mode};
     return bless {
         root          => $real,
         mode          => $mode,
@@ -151,9 +153,11 @@ sub _run {
     # (the in-process modes' arguments but the env, kept with the mapping;
     # they put the CGI variables in %ENV straight from the script's fixed
     # part and the PSGI env, no hash between)
-    return Kamado::CGI::Registry->respond($entry->{args} //= {
-        mode => $mode, script => $entry->{script}, fixed => $entry->{cgi_env}, log => $self->{log},
-        timeout => $self->{timeout}, redirect => $self->_redirect }, $env) if $IN_PROCESS{$mode};
+    return Kamado::CGI::Registry->respond($entry->{args} //= do {
+        require Kamado::CGI::Registry;
+        +{ mode => $mode, script => $entry->{script}, fixed => $entry->{cgi_env}, log => $self->{log},
+          timeout => $self->{timeout}, redirect => $self->_redirect };
+    }, $env) if $IN_PROCESS{$mode};
     return $RUNNER{$mode}->response(
         mode     => $mode,
         env      => $env,

@@ -1,6 +1,6 @@
 # The in-process modes override require, do, exit, caller and exec for the
-# code compiled after Kamado::CGI::Registry loads (a server with --cgi-bin
-# loads it at startup). Outside a script's run they must be perl's own:
+# code compiled after Kamado::CGI::Registry loads (at startup when an
+# in-process mode is the default, else when a script first runs in one). Outside a script's run they must be perl's own:
 # code a PSGI app compiles later must not see a difference.
 use strict;
 use warnings;
