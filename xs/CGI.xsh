@@ -256,7 +256,7 @@ PPCODE:
         PUSHs(*av_fetch(opened, i, 0));
 }
 
-MODULE = Kamado    PACKAGE = Kamado::CGI::Exec
+MODULE = Kamado    PACKAGE = Kamado::CGI::Relay
 
 PROTOTYPES: DISABLE
 
@@ -266,7 +266,7 @@ PPCODE:
 {
     /* (output, errors, output still open, errors still open): what a
      * script wrote to its pipes until its output ended, for at most HOLD
-     * seconds, up to about MAX bytes of output (Kamado::CGI::Exec). */
+     * seconds, up to about MAX bytes of output (Kamado::CGI::Relay). */
     SV *out = sv_2mortal(newSVpvs(""));
     SV *err = sv_2mortal(newSVpvs(""));
     int out_open, err_open;
@@ -278,7 +278,7 @@ PPCODE:
     mPUSHi(err_open);
 }
 
-MODULE = Kamado    PACKAGE = Kamado::CGI::Fork
+MODULE = Kamado    PACKAGE = Kamado::CGI::Mode::Fork
 
 PROTOTYPES: DISABLE
 
@@ -286,7 +286,7 @@ int
 send_with_fds(int sock, SV *payload, ...)
 CODE:
 {
-    /* One message to a zygote (Kamado::CGI::Fork): PAYLOAD and the
+    /* One message to a zygote (Kamado::CGI::Mode::Fork): PAYLOAD and the
      * descriptors that follow it. True, or false with $! set. */
     int fds[KD_MAX_PASS], n;
     STRLEN len;

@@ -6,9 +6,8 @@ use warnings;
 use Cwd ();
 use Scalar::Util ();
 use Kamado::CGI::Env;
-use Kamado::CGI::Exec;
-use Kamado::CGI::Fork;
 use Kamado::CGI::Mapper;
+use Kamado::CGI::Mode;
 use Kamado::CGI::ModeFile;
 use Kamado::CGI::Source;
 use Kamado::CGI::Static;
@@ -23,12 +22,9 @@ use Kamado::CGI::Static;
 #   Kamado::CGI->new(root => 'cgi-bin')->to_app
 #   Kamado::CGI->new(root => 'htdocs', scripts => 'extension')->to_app
 
-our @MODES = qw(fork exec registry perlrun);
+our @MODES = @Kamado::CGI::Mode::NAMES;
 # requests whose mapping to a script is kept (past it, all are forgotten)
 use constant MAX_CACHED => 1000;
-my %IN_PROCESS = (registry => 1, perlrun => 1);
-# (the in-process modes: Kamado::CGI::Registry->respond)
-my %RUNNER = (exec => 'Kamado::CGI::Exec', fork => 'Kamado::CGI::Fork');
 
 sub new {
     my ($class, %args) = @_;
@@ -40,9 +36,9 @@ sub new {
     # the in-process modes' overrides of exit, require and do apply to code
     # compiled after them: installed now when they are the default, before
     # any script (or a module one uses) compiles; else when a .kamado-cgi
-    # file first asks for them (_run), so that a worker whose scripts all
-    # run in a process of their own keeps perl's built-ins
-    require Kamado::CGI::Registry if $IN_PROCESS{$mode};
+    # file first asks for them (Kamado::CGI::Mode), so that a worker whose
+    # scripts all run in a process of their own keeps perl's built-ins
+    Kamado::CGI::Mode::module($mode) if Kamado::CGI::Mode->in_process($mode);
     return bless {
         root          => $real,
         mode          => $mode,
@@ -114,10 +110,11 @@ sub _map_request {
     return _error($r->{status});
 }
 
-# What the requests to the script FILE share, made once: { file, script
-# (the hash the runners get: they only read it), cgi_env (its fixed CGI
-# variables), mode, error (a .kamado-cgi that cannot be used), mode_files
-# and mode_key (those files, and what tells them changed) }.
+# What the requests to the script FILE share, made once: { file, mode
+# (the module of its mode, Kamado::CGI::Mode), error (a .kamado-cgi that
+# cannot be used), mode_files and mode_key (those files, and what tells
+# them changed), args (what the mode's response gets: the script's hash,
+# which runners only read, and its fixed CGI variables among it) }.
 sub _script {
     my ($self, $env, $file, $info, $segments, $stat) = @_;
     my ($dir, $base) = $file =~ m{\A(.*)/([^/]+)\z};
@@ -138,9 +135,14 @@ sub _script {
     # (the files' key before they are read: a change in between is seen next time)
     my $mode_files = $self->{mode_files}->files($dir);
     my $mode_key = Kamado::CGI::ModeFile::key($mode_files);
-    my ($mode, $error) = $self->{mode_files}->mode_for($dir, $base);
-    return { file => $file, script => \%script, cgi_env => $cgi_env, mode => $mode // $self->{mode},
-        error => $error, mode_files => $mode_files, mode_key => $mode_key };
+    my ($mode, $error) = Kamado::CGI::Mode->for($file, default => $self->{mode}, mode_files => $self->{mode_files});
+    # (the modes' arguments but the env, kept with the mapping: the
+    # in-process modes put the CGI variables in %ENV straight from the
+    # script's fixed part and the PSGI env, no hash between)
+    my $args = $mode && { mode => $mode->NAME, script => \%script, fixed => $cgi_env, log => $self->{log},
+        timeout => $self->{timeout}, redirect => $self->_redirect };
+    return { file => $file, mode => $mode, args => $args, error => $error, mode_files => $mode_files,
+        mode_key => $mode_key };
 }
 
 sub _run {
@@ -149,25 +151,7 @@ sub _run {
         $self->{log}->($entry->{error});
         return [500, ['Content-Type' => 'text/plain'], ["Internal Server Error\n"]];
     }
-    my $mode = $entry->{mode};
-    # (the in-process modes' arguments but the env, kept with the mapping;
-    # they put the CGI variables in %ENV straight from the script's fixed
-    # part and the PSGI env, no hash between)
-    return Kamado::CGI::Registry->respond($entry->{args} //= do {
-        require Kamado::CGI::Registry;
-        +{ mode => $mode, script => $entry->{script}, fixed => $entry->{cgi_env}, log => $self->{log},
-          timeout => $self->{timeout}, redirect => $self->_redirect };
-    }, $env) if $IN_PROCESS{$mode};
-    return $RUNNER{$mode}->response(
-        mode     => $mode,
-        env      => $env,
-        script   => $entry->{script},
-        fixed    => $entry->{cgi_env},
-        cgi_env  => Kamado::CGI::Env::request($env, $entry->{cgi_env}),
-        log      => $self->{log},
-        timeout  => $self->{timeout},
-        redirect => $self->_redirect,
-    );
+    return $entry->{mode}->response($entry->{args}, $env);
 }
 
 # (env, path) -> the response for that path (one sub per directory, not

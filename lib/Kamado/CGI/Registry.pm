@@ -11,9 +11,8 @@ use constant MAX_KEPT => 1 << 20;
 use Symbol ();
 use Kamado ();
 use Kamado::CGI::Env;
-use Kamado::CGI::Exec;
-use Kamado::CGI::Fork;
 use Kamado::CGI::Output;
+use Kamado::CGI::Relay;
 use Kamado::CGI::Reaper;
 use Kamado::CGI::Require;
 use Kamado::CGI::Snapshot;
@@ -51,7 +50,8 @@ use Kamado::CGI::Source;
 # the output is sent when the script ends, and in registry mode what
 # happens at compile time happens once. Scripts that need what only a
 # process of their own gives (a #! switch other than -w and -l, such as
-# -T; another interpreter) run in fork mode instead.
+# -T; another interpreter) run in fork or exec mode instead
+# (Kamado::CGI::Mode).
 
 BEGIN { Kamado::CGI::Require->install }
 
@@ -165,7 +165,8 @@ my @WORKER_INC = grep { !ref } @INC;
 # the worker's own DATA (script/kamado's POD) is not the scripts' main::DATA
 close main::DATA if defined fileno main::DATA;
 
-# respond(ARGS, ENV) -> a PSGI response for the psgi env ENV. ARGS, kept
+# respond(ARGS, ENV) -> a PSGI response for the psgi env ENV (the modes'
+# response: Kamado::CGI::Mode::Registry and ::PerlRun). ARGS, kept
 # by Kamado::CGI for each script's URL (not a hash made every request):
 # { mode => registry or perlrun, script => {filename, key, dir, nph},
 # fixed => the script's fixed CGI variables (Kamado::CGI::Env::fixed),
@@ -190,14 +191,12 @@ sub respond {
             $args->{log}->("$file: $@");
             return _error(500);
         };
-        # what only a process of its own gives: a #! switch such as -T
-        # (taint cannot be turned on in a running perl), -C, -s, -n; or
-        # another interpreter
-        my $fork = !$src->{perl} || grep { !/\A-[wl]+\z/ } $src->{switches}->@*;
+        # (a script that needs a process of its own, for a #! switch such
+        # as -T or another interpreter, is not here: Kamado::CGI::Mode)
         my %switch = map { $_ => 1 } map { split //, substr $_, 1 } $src->{switches}->@*;
         $s = { file => $file, dir => $script->{dir}, key => $key, libs => {}, packages => {},
-               fork => $fork, source => $src, warnings => $switch{w} ? 1 : 0, line_ends => $switch{l} ? "\n" : undef };
-        if ($fork || $args->{mode} eq 'registry') {
+               source => $src, warnings => $switch{w} ? 1 : 0, line_ends => $switch{l} ? "\n" : undef };
+        if ($args->{mode} eq 'registry') {
             if (keys %compiled >= $MAX_COMPILED) {
                 my ($oldest) = sort { $compiled{$a}{used} <=> $compiled{$b}{used} } keys %compiled;
                 delete $source{$oldest};
@@ -207,14 +206,11 @@ sub respond {
         }
     }
     $s->{used} = ++$USE;
-    return Kamado::CGI::Fork->response(%$args, env => $env,
-        cgi_env => $args->{cgi_env} // Kamado::CGI::Env::request($env, $args->{fixed}))
-        if $s->{fork};
     # the request's body (or nothing), and the worker's files for the
     # output and the errors
     my $keep = $worker && $worker == current_pid() ? \%keep : _kept();
     my $in = ($env->{CONTENT_LENGTH} // 0) > 0 || defined $env->{HTTP_TRANSFER_ENCODING}
-        ? Kamado::CGI::Exec::_stdin($env) : $keep->{null};
+        ? Kamado::CGI::Relay::body_input($env) : $keep->{null};
     my $err_start = output_begin(fileno $keep->{out}, fileno $keep->{err}, MAX_KEPT);
     local $timed_out = 0;
     # compiled (if it is not yet) and run in one stay in the script's world
@@ -613,7 +609,7 @@ sub _response {
     my $head = $args->{script}{nph} ? undef : Kamado::CGI::Output::_parse($bytes);
     if (!$head) {
         my $parser = Kamado::CGI::Output->new;
-        $head = $args->{script}{nph} ? Kamado::CGI::Exec::_nph($bytes, $parser) : $parser->feed($bytes);
+        $head = $args->{script}{nph} ? Kamado::CGI::Relay::nph($bytes, $parser) : $parser->feed($bytes);
         # stopped before its head was complete: Apache's answer to a timeout
         return [504, ['Content-Type' => 'text/plain'], ["Gateway Timeout\n"]] if !$head && $timed_out;
         $head //= $parser->finish;

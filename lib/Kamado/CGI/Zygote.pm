@@ -59,11 +59,11 @@ sub _serve {
     local $SIG{CHLD} = 'IGNORE';
     # compiled: say so, with the files the script loaded, so that the
     # worker compiles it again when one of its own changes
-    # (Kamado::CGI::Fork::_private_files picks them)
+    # (Kamado::CGI::Mode::Fork::_private_files picks them)
     syswrite $sock, join("\t", 'ready', map { "$_=$INC{$_}" } grep { defined $INC{$_} && !ref $INC{$_} } keys %INC)
         . "\n";
     while (1) {
-        # a request, in one message (Kamado::CGI::Fork::_send): the
+        # a request, in one message (Kamado::CGI::Mode::Fork::_send): the
         # environment, STDOUT, STDERR, and the body if there is one
         my ($env, @fds) = recv_with_fds($socket_fd) or last;
         last if @fds < 2;

@@ -1,4 +1,4 @@
-package Kamado::CGI::Fork;
+package Kamado::CGI::Mode::Fork;
 use 5.024;
 use strict;
 use warnings;
@@ -9,15 +9,19 @@ use File::Spec ();
 use POSIX ();
 use Socket qw(AF_UNIX SOCK_STREAM PF_UNSPEC);
 use Kamado;
-use Kamado::CGI::Exec;
+use Kamado::CGI::Env;
+use Kamado::CGI::Mode::Exec;
+use Kamado::CGI::Relay;
 use Kamado::CGI::Source;
+
+use constant NAME => 'fork';
 
 # Mode "fork", the worker side. Each worker keeps, per script, a zygote:
 # a perl started on the script (Kamado::CGI::Zygote) that has compiled it
 # and waits. A request sends it three descriptors (the body, the output
 # pipe, the error pipe) and the environment; the zygote forks, the child
 # runs the compiled script once and exits. The output is relayed as in
-# exec mode. A script whose file, or one of whose private libraries
+# exec mode (Kamado::CGI::Relay). A script whose file, or one of whose private libraries
 # (files it required or did that are not modules from @INC), changed
 # (inode, size, mtime) gets a new zygote; one that fails to compile is a 500, its errors in the log, and
 # is compiled again on the next request.
@@ -32,7 +36,7 @@ use constant MAX_ZYGOTES => 32;
 # directory, and a server started with -Iblib/lib has relative paths here.
 my @LIB = do {
     require File::Spec;
-    (my $lib = $INC{'Kamado/CGI/Fork.pm'}) =~ s{/Kamado/CGI/Fork\.pm\z}{};
+    (my $lib = $INC{'Kamado/CGI/Mode/Fork.pm'}) =~ s{/Kamado/CGI/Mode/Fork\.pm\z}{};
     my ($arch) = grep { !ref && -e "$_/auto/Kamado/Kamado.so" } @INC;
     my %seen;
     grep { !$seen{$_}++ } map { File::Spec->rel2abs($_) } $lib, $arch // ();
@@ -41,19 +45,19 @@ my @LIB = do {
 my %zygotes;    # script path -> { pid, sock, key, deps, used }
 my $USE = 0;    # a clock for least recently used
 
+# response(SCRIPT, ENV) -> a PSGI streaming response for the psgi env
+# ENV; SCRIPT as for Kamado::CGI::Mode::Exec. (A script for another
+# interpreter is sent to exec mode by Kamado::CGI::Mode->for.)
 sub response {
-    my ($class, %a) = @_;
-    # a script for another interpreter (#!/bin/sh) runs as plain CGI (its
-    # #! line is read only while it has no zygote: not once a request)
-    return Kamado::CGI::Exec->response(%a)
-        if !$zygotes{ $a{script}{filename} } && (Kamado::CGI::Exec::command($a{script}{filename}))[0] ne $^X;
-    return Kamado::CGI::Exec->relayed_response(%a, launch => sub {
+    my ($class, $args, $env) = @_;
+    return Kamado::CGI::Relay->response(%$args, env => $env, launch => sub {
         # (no STDIN descriptor without a body: the zygote has /dev/null)
         my @fds = map { defined $_ ? fileno $_ : undef } @_;
-        my $file = $a{script}{filename};
+        my $file = $args->{script}{filename};
+        my $cgi_env = Kamado::CGI::Env::request($env, $args->{fixed});
         for my $try (1, 2) {
-            my $z = _zygote($file, $a{script}{key}, $a{script}{dir}, $a{log}) or return undef;
-            my $pid = _send($z, \@fds, $a{cgi_env});
+            my $z = _zygote($file, $args->{script}{key}, $args->{script}{dir}, $args->{log}) or return undef;
+            my $pid = _send($z, \@fds, $cgi_env);
             return $pid if $pid;
             # it died meanwhile (killed, or its perl exited): once more
             _forget($file);
@@ -94,7 +98,7 @@ sub _zygote {
         _forget($oldest);
     }
     socketpair(my $mine, my $theirs, AF_UNIX, SOCK_STREAM, PF_UNSPEC) or die "Can't create a socket pair: $!\n";
-    my @command = Kamado::CGI::Exec::command($file);
+    my @command = Kamado::CGI::Mode::Exec::command($file);
     my $pid = fork // die "Can't fork: $!\n";
     if (!$pid) {
         close $mine;
@@ -108,7 +112,7 @@ sub _zygote {
         open STDIN, '<', '/dev/null';
         open STDOUT, '>', '/dev/null';    # (STDERR stays: compile errors reach the log)
         Kamado::set_parent_death_signal(POSIX::SIGTERM());
-        Kamado::CGI::Exec::default_signals();
+        Kamado::CGI::Relay::default_signals();
         # (the hash seed the server was started with is the scripts' too,
         # as it is for the in-process modes)
         %ENV = (PATH => $ENV{PATH} // '/usr/bin:/bin',
@@ -172,6 +176,6 @@ __END__
 
 =head1 NAME
 
-Kamado::CGI::Fork - mode fork: a zygote per script compiled once, a fork per request
+Kamado::CGI::Mode::Fork - mode fork: a zygote per script compiled once, a fork per request
 
 =cut

@@ -1,4 +1,4 @@
-package Kamado::CGI::Exec;
+package Kamado::CGI::Relay;
 use 5.024;
 use strict;
 use warnings;
@@ -10,15 +10,13 @@ use Time::HiRes ();
 use Kamado ();
 use Kamado::CGI::Output;
 use Kamado::CGI::Reaper;
-use Kamado::CGI::Source;
 
-# Mode "exec": the script runs as under Apache's mod_cgi, a new perl per
-# request (fork and exec), with real file descriptors: STDIN is the body,
+# What the modes that run a script in a process of its own (exec, fork)
+# share: the request body as the script's STDIN (a real descriptor),
 # STDOUT a pipe whose head is parsed (Kamado::CGI::Output) and whose body
 # is streamed to the client as the script prints it, STDERR a pipe whose
-# lines go to the log prefixed with the script. It is the reference the
-# persistent modes are compared with, and the mode for what nothing else
-# can run.
+# lines go to the log prefixed with the script; the script stopped at
+# --cgi-timeout or when the client is gone.
 
 use constant READ_SIZE => 65536;
 # how long and how much of a response is held to send it whole (see _relay)
@@ -28,44 +26,20 @@ use constant MAX_HOLD => 256 * 1024;
 # is killed (within the server's own grace, after which it kills the worker)
 use constant STOP_GRACE => 1;
 
-# response(env => psgi env, script => {filename, dir, nph}, cgi_env =>
-# {...}, log => sub, redirect => sub (env, path) -> PSGI response) -> a PSGI
-# streaming response
-sub response {
-    my ($class, %a) = @_;
-    return $class->relayed_response(%a, launch => sub {
-        my ($stdin, $out_w, $err_w) = @_;
-        my @command = command($a{script}{filename});
-        my $pid = fork // die "Can't fork for $a{script}{filename}: $!\n";
-        return $pid if $pid;
-        # the child: CGI's process, fd 0-2 its own, leading a process
-        # group so that a stop reaches what it started too
-        setpgrp 0, 0;
-        chdir $a{script}{dir} or POSIX::_exit(126);
-        # (no body: /dev/null, opened here rather than for every request)
-        defined $stdin ? open(STDIN, '<&', $stdin) : open(STDIN, '<', '/dev/null') or POSIX::_exit(126);
-        open STDOUT, '>&', $out_w or POSIX::_exit(126);
-        open STDERR, '>&', $err_w or POSIX::_exit(126);
-        %ENV = %{ $a{cgi_env} };
-        default_signals();
-        { exec { $command[0] } @command }
-        print STDERR "can't run it: $!\n";
-        POSIX::_exit(127);
-    });
-}
-
-# The part every mode shares: the body as STDIN, pipes for STDOUT and
-# STDERR, launch->(stdin, stdout, stderr) starting the process that runs
+# response(launch => sub, env => psgi env, script => {filename, dir,
+# nph}, log => sub, timeout => --cgi-timeout, redirect => sub (env, path)
+# -> PSGI response) -> a PSGI streaming response: the body as STDIN, pipes
+# for STDOUT and STDERR, launch->(stdin, stdout, stderr) starting the process that runs
 # the script (its pid, or undef when it could not; stdin is undef when
 # the request has no body: the process reads /dev/null), and the relay of
 # its output to the client.
-sub relayed_response {
+sub response {
     my ($class, %a) = @_;
     return sub {
         my ($respond) = @_;
         # (what earlier scripts left, once exited: reaped)
         Kamado::CGI::Reaper->sweep;
-        my $stdin = _stdin($a{env});
+        my $stdin = body_input($a{env});
         pipe(my $out_r, my $out_w) or die "Can't create a pipe: $!\n";
         pipe(my $err_r, my $err_w) or die "Can't create a pipe: $!\n";
         my $pid = $a{launch}->($stdin, $out_w, $err_w);
@@ -95,21 +69,11 @@ sub default_signals {
     POSIX::sigprocmask(POSIX::SIG_SETMASK(), POSIX::SigSet->new);
 }
 
-# How to run a script: perl scripts with this perl and the switches of
-# their #! line (-T must be given on the command line); other scripts
-# through their own #! line.
-sub command {
-    my ($file) = @_;
-    open my $fh, '<', $file or return ($^X, $file);
-    my ($perl, @switches) = Kamado::CGI::Source::shebang(scalar(<$fh>) // '');
-    return $perl ? ($^X, @switches, $file) : ($file);
-}
-
 # The request body as the script's STDIN: the file the server spooled it
 # to, opened again read-only from its start (no second copy of a large
 # body); a body held in memory, in a file of its own, unlinked at once
 # so that a worker that dies leaves nothing behind. undef without a body.
-sub _stdin {
+sub body_input {
     my ($env) = @_;
     my $length = $env->{CONTENT_LENGTH} // 0;
     return undef unless $length > 0 || defined $env->{HTTP_TRANSFER_ENCODING};
@@ -203,7 +167,7 @@ sub _relay {
             $done = $stopped = 1 if !$ok || $writer->can('alive') && !$writer->alive;
             return;
         }
-        my $head = $a{script}{nph} ? _nph($buf, $parser) : $parser->feed($buf);
+        my $head = $a{script}{nph} ? nph($buf, $parser) : $parser->feed($buf);
         $start->($head) if $head;
     };
     # Most scripts are done within HOLD: what they wrote and the end of
@@ -262,7 +226,7 @@ sub _relay {
 # nph- scripts write the whole response, status line included; Kamado
 # re-frames it (its own Date and connection handling), keeping the
 # script's status and headers.
-sub _nph {
+sub nph {
     my ($buf, $parser) = @_;
     return $parser->feed($buf) if $parser->{status_line_done};
     $parser->{status_line} .= $buf;
@@ -278,6 +242,6 @@ __END__
 
 =head1 NAME
 
-Kamado::CGI::Exec - runs a CGI script as plain CGI: a new perl per request
+Kamado::CGI::Relay - a script process's STDIO: the body in, its output relayed to the client
 
 =cut

@@ -1,0 +1,28 @@
+package Kamado::CGI::Mode::Registry;
+use 5.024;
+use strict;
+use warnings;
+
+# (loading it installs the in-process overrides of perl's built-ins)
+use Kamado::CGI::Registry;
+
+use constant NAME => 'registry';
+
+# Mode "registry": the script runs inside the worker (Kamado::CGI::Registry).
+# response(SCRIPT, ENV) -> a PSGI response; SCRIPT as for
+# Kamado::CGI::Mode::Exec, with mode => 'registry'. (The runner's own sub, not
+# one more call per request.)
+{ no warnings "once"; *response = \&Kamado::CGI::Registry::respond }
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::CGI::Mode::Registry - mode registry: the script compiled into the worker
+
+=head1 SYNOPSIS
+
+    my $response = Kamado::CGI::Mode::Registry->response($script, $env);
+
+=cut
