@@ -46,4 +46,24 @@ for my $case (@cases) {
 }
 is_deeply parse('X: ' . ('y' x (64 * 1024))), { error => 'header too long' }, 'a head over 64 KiB without its end';
 
+# the whole output at once (the in-process modes): the same head, or
+# undef for feed and finish to say why
+is_deeply Kamado::CGI::Output::parse("Content-Type: text/plain\n\nbody"),
+    parse("Content-Type: text/plain\n\nbody"), 'parse: the whole output at once';
+is Kamado::CGI::Output::parse("Content-Type: text/plain\n"), undef, 'parse: a head without its end';
+
+# an nph- script's output: its status line becomes the status, in one
+# piece or a byte at a time
+for my $step (0, 1) {
+    my $parser = Kamado::CGI::Output->new(nph => 1);
+    my $head;
+    for my $chunk ($step ? split(//, "HTTP/1.1 202 Accepted\r\nX-Nph: yes\r\n\r\nraw") : "HTTP/1.1 202 Accepted\r\nX-Nph: yes\r\n\r\nraw") {
+        last if $head = $parser->feed($chunk);
+    }
+    is $head->{status}, 202, "nph: the status line's status" . ($step ? ', a byte at a time' : '');
+    is_deeply $head->{headers}, ['X-Nph' => 'yes'], 'nph: its headers';
+}
+is_deeply(Kamado::CGI::Output->new(nph => 1)->finish, { error => 'end of script output before headers' },
+    'nph: nothing written');
+
 done_testing;

@@ -17,13 +17,25 @@ use Kamado ();    # (the XS: _parse)
 
 use constant MAX_HEAD => 64 * 1024;    # Apache's line limit is 8190; a head this long is broken
 
-sub new { bless { buf => '' }, shift }
+# new(nph => 1 for an nph- script's output, which starts with its status
+# line: "HTTP/1.1 NNN reason"; Kamado frames the response itself, its own
+# Date and connection handling, keeping the script's status and headers)
+sub new {
+    my ($class, %a) = @_;
+    return bless { buf => '', nph => $a{nph} ? 1 : 0 }, $class;
+}
 
 # Appends bytes; returns undef while the head is incomplete, else the
 # parsed head: { status, headers => [name, value, ...], rest } or
 # { error => why } or { redirect => path }.
 sub feed {
     my ($self, $bytes) = @_;
+    if ($self->{nph}) {
+        $self->{status_line} .= $bytes;
+        return undef unless $self->{status_line} =~ /\n/;
+        $self->{nph} = 0;
+        ($bytes = delete $self->{status_line}) =~ s{\AHTTP/\d\.\d (\d{3})[^\n]*\n}{Status: $1\n};
+    }
     $self->{buf} .= $bytes;
     # (the search for the empty line and the parse: _parse, in XS)
     if (my $head = _parse($self->{buf})) {
@@ -41,7 +53,12 @@ sub finish {
                                            : 'end of script output before headers' };
 }
 
-# _parse(OUTPUT): in XS (kd_parse_output and kd_parse_head in src/kd_cgi.c).
+# parse(OUTPUT) -> the head of a script's whole output (not an nph-
+# script's), as feed returns it, or undef when it is not complete (then
+# feed and finish say why): one call for the in-process modes, which have
+# the whole output at once. _parse is in XS (kd_parse_output and
+# kd_parse_head in src/kd_cgi.c); parse is that sub, not a call more.
+{ no warnings 'once'; *parse = \&_parse }
 
 1;
 __END__

@@ -12,7 +12,7 @@ use Symbol ();
 use Kamado ();
 use Kamado::CGI::Env;
 use Kamado::CGI::Output;
-use Kamado::CGI::Relay;
+use Kamado::CGI::Relay;    # (body_input)
 use Kamado::CGI::Reaper;
 use Kamado::CGI::Require;
 use Kamado::CGI::Snapshot;
@@ -606,10 +606,10 @@ sub _response {
     my $bytes = read_output(fileno $out);
     # (the whole output is here: parsed at once, a parser kept only for
     # an nph- script's status line or a head that did not end)
-    my $head = $args->{script}{nph} ? undef : Kamado::CGI::Output::_parse($bytes);
+    my $head = $args->{script}{nph} ? undef : Kamado::CGI::Output::parse($bytes);
     if (!$head) {
-        my $parser = Kamado::CGI::Output->new;
-        $head = $args->{script}{nph} ? Kamado::CGI::Relay::nph($bytes, $parser) : $parser->feed($bytes);
+        my $parser = Kamado::CGI::Output->new(nph => $args->{script}{nph});
+        $head = $parser->feed($bytes);
         # stopped before its head was complete: Apache's answer to a timeout
         return [504, ['Content-Type' => 'text/plain'], ["Gateway Timeout\n"]] if !$head && $timed_out;
         $head //= $parser->finish;

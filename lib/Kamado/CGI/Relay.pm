@@ -107,7 +107,7 @@ sub body_input {
 # client from the output.
 sub _relay {
     my ($pid, $out, $err, $respond, %a) = @_;
-    my $parser = Kamado::CGI::Output->new;
+    my $parser = Kamado::CGI::Output->new(nph => $a{script}{nph});
     my ($writer, $done, $err_buf, $held, $select) = (undef, 0, '');
     my $stopped;    # by --cgi-timeout, or a client gone: the rest is not read
     my @open = ($out, $err);
@@ -167,7 +167,7 @@ sub _relay {
             $done = $stopped = 1 if !$ok || $writer->can('alive') && !$writer->alive;
             return;
         }
-        my $head = $a{script}{nph} ? nph($buf, $parser) : $parser->feed($buf);
+        my $head = $parser->feed($buf);
         $start->($head) if $head;
     };
     # Most scripts are done within HOLD: what they wrote and the end of
@@ -221,20 +221,6 @@ sub _relay {
     $writer->close if $writer;
     # (TERM, then KILL if it is not gone within the grace)
     Kamado::CGI::Reaper->stop($pid) if $stopped;
-}
-
-# nph- scripts write the whole response, status line included; Kamado
-# re-frames it (its own Date and connection handling), keeping the
-# script's status and headers.
-sub nph {
-    my ($buf, $parser) = @_;
-    return $parser->feed($buf) if $parser->{status_line_done};
-    $parser->{status_line} .= $buf;
-    return undef unless $parser->{status_line} =~ /\n/;
-    $parser->{status_line_done} = 1;
-    my $bytes = delete $parser->{status_line};
-    $bytes =~ s{\AHTTP/\d\.\d (\d{3})[^\n]*\n}{Status: $1\n};
-    return $parser->feed($bytes);
 }
 
 1;
