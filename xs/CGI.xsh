@@ -74,6 +74,10 @@ CODE:
     }
 }
 
+MODULE = Kamado    PACKAGE = Kamado::CGI::World
+
+PROTOTYPES: DISABLE
+
 SV *
 signal_state()
 CODE:

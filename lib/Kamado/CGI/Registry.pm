@@ -4,7 +4,6 @@ use strict;
 use warnings;
 
 use B ();
-use Cwd ();
 use POSIX ();
 # the errors a worker's file keeps before it is emptied
 use constant MAX_KEPT => 1 << 20;
@@ -16,6 +15,7 @@ use Kamado::CGI::Relay;    # (body_input)
 use Kamado::CGI::Reaper;
 use Kamado::CGI::Require;
 use Kamado::CGI::Snapshot;
+use Kamado::CGI::World;
 use Kamado::CGI::Source;
 
 # Modes "registry" and "perlrun": a script runs inside the worker, as
@@ -77,7 +77,7 @@ BEGIN {
 # perl's. (`exec {PROGRAM} LIST` cannot be overridden: it is perl's.)
 sub _exec {
     return CORE::exec(@_) unless $RUNNING && current_pid() == $RUNNING;
-    flush_all();
+    Kamado::CGI::World::flush_all();
     pipe(my $failed, my $started) or return 0;    # (closed by the exec: it started)
     my $pid = fork // return 0;
     if (!$pid) {
@@ -211,14 +211,14 @@ sub respond {
     my $keep = $worker && $worker == current_pid() ? \%keep : _kept();
     my $in = ($env->{CONTENT_LENGTH} // 0) > 0 || defined $env->{HTTP_TRANSFER_ENCODING}
         ? Kamado::CGI::Relay::body_input($env) : $keep->{null};
-    my $err_start = output_begin(fileno $keep->{out}, fileno $keep->{err}, MAX_KEPT);
+    my $err_start = Kamado::CGI::World::output_begin(fileno $keep->{out}, fileno $keep->{err}, MAX_KEPT);
     local $timed_out = 0;
     # compiled (if it is not yet) and run in one stay in the script's world
     _within($s, $keep, $in, $env, $args->{fixed}, $args->{timeout});
     my $compiled = $s->{code} ? 1 : 0;
     my $exited = delete $s->{exited_compiling};
     # (what the script wrote to STDERR, perl's errors and warnings among it)
-    if (length(my $errors = read_from(fileno $keep->{err}, $err_start))) {
+    if (length(my $errors = Kamado::CGI::World::read_from(fileno $keep->{err}, $err_start))) {
         $args->{log}->("$file: $_") for split /\n/, $errors;
     }
     $args->{log}->("$file: could not be compiled (its errors are above)") unless $compiled || $exited;
@@ -240,24 +240,12 @@ sub _discard {
     delete $s->{code};
 }
 
-# What stays open in a worker from one request to the next: the files
-# that collect a script's output and errors (a script's background
-# child must close STDOUT as under CGI, where the server waits for it
-# otherwise), /dev/null for a request without a
-# body, /dev/urandom for srand. Opened once per worker (see %keep above).
-
+# The worker's files for the runs (Kamado::CGI::World::files), opened
+# once per worker, and its USR2 handler put aside for _on_usr2.
 sub _kept {
     return \%keep if $worker && $worker == current_pid();
     $worker = current_pid();
-    # (in memory where there is a tmpfs: emptied every request, a
-    # file on disk costs a journal entry each time)
-    local $ENV{TMPDIR} = '/dev/shm' if -d '/dev/shm' && -w _;
-    open $keep{out}, '+>', undef or die "Can't make a temporary file: $!\n";
-    open $keep{err}, '+>', undef or die "Can't make a temporary file: $!\n";
-    open $keep{null}, '<', '/dev/null' or die "Can't open /dev/null: $!\n";
-    open $keep{random}, '<:raw', '/dev/urandom' or die "Can't open /dev/urandom: $!\n";
-    $keep{seeds} = '';
-    $keep{cwd} = Cwd::getcwd();
+    %keep = Kamado::CGI::World::files()->%*;
     # (a child a script forked has it already)
     $worker_usr2 = $SIG{USR2} unless ref $SIG{USR2} && $SIG{USR2} == \&_on_usr2;
     $SIG{USR2} = \&_on_usr2;
@@ -275,9 +263,9 @@ sub _within {
     # $! $? $@ and @INC; the worker's signals, umask and selected handle
     # noted: in XS, one call each way)
     # (#! -l sets $\, -w $^W, for the compile and the run)
-    my $closed = world_enter(fileno $in, fileno $keep->{out}, fileno $keep->{err}, $env, $fixed, $s->{dir}, $s->{file},
+    my $closed = Kamado::CGI::World::world_enter(fileno $in, fileno $keep->{out}, fileno $keep->{err}, $env, $fixed, $s->{dir}, $s->{file},
         $s->{line_ends});
-    _reopen_std($closed) if $closed;
+    Kamado::CGI::World::reopen_std($closed) if $closed;
     {
         $tz = exists $ENV{TZ};
         local $^W = $s->{warnings};
@@ -307,23 +295,12 @@ sub _within {
         delete @INC{@Kamado::CGI::Require::INC_ADDED};
         $tz ||= exists $ENV{TZ};
     }
-    ($closed, my %changed) = world_leave($keep->{cwd});
-    _reopen_std($closed) if $closed;
+    ($closed, my %changed) = Kamado::CGI::World::world_leave($keep->{cwd});
+    Kamado::CGI::World::reopen_std($closed) if $closed;
     # (the C library keeps the zone TZ gave it: the worker's again)
     POSIX::tzset() if $tz;
     # (only what the script changed: assigning %SIG is a sigaction each)
     $SIG{$_} = $changed{$_} for keys %changed;
-}
-
-# (the descriptors and perl's handles on them are swapped in XS:
-# world_enter, world_leave) A handle the script closed is opened again on
-# its descriptor; CLOSED has a bit for each of STDIN, STDOUT, STDERR.
-sub _reopen_std {
-    my ($closed) = @_;
-    my @std = (\*STDIN, \*STDOUT, \*STDERR);
-    for my $n (grep { $closed & 1 << $_ } 0 .. 2) {
-        open $std[$n], ($n ? '>&=' : '<&='), $n or die "Can't reopen descriptor $n: $!\n";
-    }
 }
 
 # Compiles the script into its package as the body of a named sub. What
@@ -338,7 +315,7 @@ sub _compile {
         (my $package = $s->{file}) =~ s/([^A-Za-z0-9_])/sprintf '_%02x', ord $1/ge;
         "Kamado::CGI::ROOT::$package";
     };
-    my $signals = signal_state();
+    my $signals = Kamado::CGI::World::signal_state();
     my $end = _end_blocks()->@*;
     local @CGI::SAVED_SYMBOLS = ();
     # (CGI.pm's settings as a new process has them, so that what the
@@ -380,7 +357,7 @@ sub _compile {
     # (perl puts END blocks first: the newest is run first)
     $s->{end} = [map { \$endav->[$_] } 0 .. $new - 1];
     splice @$endav, 0, $new;
-    my %changed = changed_signals($signals);
+    my %changed = Kamado::CGI::World::changed_signals($signals);
     $s->{sig} = { map { $_ => $SIG{$_} } keys %changed };
     $SIG{$_} = $changed{$_} for keys %changed;
     $s->{cgi_symbols} = [@CGI::SAVED_SYMBOLS];
@@ -511,7 +488,7 @@ sub _run {
     }
     share_lexicals($s->{code}, $s->{subs}->@*);
     # a new page, with the script's formats (perl keeps STDOUT's state)
-    new_page($s->{page}->@*);
+    Kamado::CGI::World::new_page($s->{page}->@*);
     $SIG{$_} = $s->{sig}{$_} for keys $s->{sig}->%*;
     no strict 'refs';
     open *{ ($s->{source}{data_package} // $s->{package}) . '::DATA' }, '<', \$s->{source}{data}
@@ -557,31 +534,8 @@ sub _run {
         $s->{known_packages} = keys $s->{packages}->%*;
     }
     $s->{snapshot}->restore;
-    File::Temp::cleanup() if _temp_files();
+    File::Temp::cleanup() if Kamado::CGI::World::temp_files();
     *{"main::$_"} = $main{$_} for keys %main;
-}
-
-# Whether File::Temp has files or directories to remove "at exit" (a run's
-# tempfile(UNLINK => 1)): its cleanup() costs a hello run 5% otherwise.
-# The lists are file-scoped lexicals its cleanup() closes over, found once;
-# where they are not found (another File::Temp), always.
-my $temp_lists;
-sub _temp_files {
-    return 0 unless defined &File::Temp::cleanup;
-    $temp_lists //= do {
-        my ($names, $values) = B::svref_2object(\&File::Temp::cleanup)->PADLIST->ARRAY;
-        my @values = $values->ARRAY;
-        my @lists;
-        for my $i (0 .. $#values) {
-            my $name = ($names->ARRAY)[$i];
-            push @lists, $values[$i]->object_2svref
-                if $$name && defined $name->PV && $name->PV =~ /\A%(?:files|dirs)_to_unlink\z/;
-        }
-        @lists == 2 ? \@lists : 0;
-    };
-    return 1 unless $temp_lists;
-    # (pid => [what to remove], emptied by cleanup)
-    return scalar grep { grep { @$_ } values %$_ } @$temp_lists;
 }
 
 # USR2, the soft deadline: the script's run is stopped with a die when
@@ -603,7 +557,7 @@ sub _on_usr2 {
 
 sub _response {
     my ($out, $args, $env) = @_;
-    my $bytes = read_output(fileno $out);
+    my $bytes = Kamado::CGI::World::read_output(fileno $out);
     # (the whole output is here: parsed at once, a parser kept only for
     # an nph- script's status line or a head that did not end)
     my $head = $args->{script}{nph} ? undef : Kamado::CGI::Output::parse($bytes);
