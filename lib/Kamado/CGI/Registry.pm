@@ -28,10 +28,12 @@ use Kamado::CGI::Source;
 #   compiles it for each request and deletes its package afterwards;
 # - exit ends the script wherever it is called, past the script's own
 #   evals, without calling its $SIG{__DIE__}; in a child the script
-#   forked, it ends the child;
+#   forked, it ends the child (Kamado::CGI::Overrides, with exec and
+#   caller);
 # - STDIN, STDOUT and STDERR are real descriptors 0, 1 and 2 for the
 #   request (the body, a file collecting the output, a file collecting
-#   the errors), so system, pipes, format and sysread work as under CGI;
+#   the errors), so system, pipes, format and sysread work as under CGI
+#   (Kamado::CGI::World);
 # - per request: %ENV is the CGI environment, $_ $/ $\ $, $" $; $^W $0 $^T
 #   @ARGV @INC are fresh, srand, CGI.pm's globals with the script's own
 #   `use CGI` pragmas, the script's compile-time %SIG handlers, DATA from
@@ -53,97 +55,13 @@ use Kamado::CGI::Source;
 # -T; another interpreter) run in fork or exec mode instead
 # (Kamado::CGI::Mode).
 
-BEGIN { Kamado::CGI::Require->install }
+# (perl's require, do, exit, caller and exec overridden for the code
+# compiled from here on: Kamado::CGI::Overrides)
+use Kamado::CGI::Overrides;
 
-our $RUNNING;    # the worker's pid while a script runs in it
-our $SCRIPT;     # that script
-my $EXIT = bless [], 'Kamado::CGI::Registry::Exit';
-my $exit_code;
 our $timed_out;    # the run was stopped by --cgi-timeout
 our $timing = 0;   # the --cgi-timeout of the run the timers are set for
 my $worker_usr2;   # the worker's own USR2 handler (see _on_usr2)
-
-BEGIN {
-    no warnings 'once';
-    *CORE::GLOBAL::exit = \&_exit;
-    *CORE::GLOBAL::caller = \&_caller;
-    *CORE::GLOBAL::exec = \&_exec;
-}
-
-# exec: under CGI the program replaces the script's process, and its
-# output ends the response. In the worker that would replace the worker:
-# the program runs in a child instead, and the script ends when it does,
-# with its status. An exec that fails returns false with $! set, as
-# perl's. (`exec {PROGRAM} LIST` cannot be overridden: it is perl's.)
-sub _exec {
-    return CORE::exec(@_) unless $RUNNING && current_pid() == $RUNNING;
-    Kamado::CGI::World::flush_all();
-    pipe(my $failed, my $started) or return 0;    # (closed by the exec: it started)
-    my $pid = fork // return 0;
-    if (!$pid) {
-        close $failed;
-        {
-            no warnings 'exec';    # (said below, at the script's line)
-            CORE::exec(@_);
-        }
-        syswrite $started, $! + 0;
-        POSIX::_exit(127);
-    }
-    close $started;
-    my $errno = do { local $/; <$failed> };
-    waitpid $pid, 0;
-    if (length $errno) {
-        $! = $errno;
-        my (undef, $file, $line) = CORE::caller;
-        warn qq{Can't exec "$_[0]": $! at $file line $line.\n} if $^W || warnings::enabled('exec');
-        return 0;
-    }
-    _exit($? & 127 ? 128 + ($? & 127) : $? >> 8);
-}
-
-# caller, as the script would see it under CGI (doc/CGI-HAZARDS.md B9): its top
-# level is the main program, not a sub called by the worker, so no frame
-# reaches past the script's wrapper (`main() unless caller` runs main).
-# Code compiled before this (the worker's, Carp) keeps perl's own.
-sub _caller (;$) {
-    my $level = @_ ? $_[0] : 0;
-    my @frame = CORE::caller($level + 1);
-    if ($RUNNING && @frame) {
-        my $wrapper = "$SCRIPT->{package}::__kamado_cgi_script";
-        for my $up (1 .. $level + 1) {
-            return if (CORE::caller($up))[3] eq $wrapper;
-        }
-    }
-    return $frame[0] unless wantarray;
-    return @_ ? @frame : @frame[0 .. 2];
-}
-
-sub _exit (;$) {
-    my $code = @_ ? $_[0] : 0;
-    CORE::exit($code) unless $RUNNING;
-    _child_exit($code) if current_pid() != $RUNNING;
-    $exit_code = $code;
-    {
-        # to the runner's block, past every eval and sub of the script
-        no warnings 'exiting';
-        eval { last KAMADO_CGI_SCRIPT };
-    }
-    # not on this stack (a signal or __DIE__ handler, a sort block): a die
-    # that the script's own __DIE__ handler does not see
-    local $SIG{__DIE__};
-    die $EXIT;
-}
-
-# A child the script forked ends as a CGI process would (its END blocks,
-# its buffers flushed), not by returning into the worker.
-sub _child_exit {
-    my ($code) = @_;
-    local $? = $code;
-    eval { $_->() } for $SCRIPT->{end}->@*;
-    STDOUT->flush;
-    STDERR->flush;
-    POSIX::_exit($?);
-}
 
 my ($worker, %keep);    # the worker's pid and its kept files (_kept)
 my %compiled;    # script path -> compiled script (registry)
@@ -275,8 +193,8 @@ sub _within {
         local $_;
         local $Kamado::CGI::Require::SCRIPT = $s;
         local @Kamado::CGI::Require::INC_ADDED = ();
-        local $SCRIPT = $s;
-        local $RUNNING = current_pid();
+        local $Kamado::CGI::Overrides::SCRIPT = $s;
+        local $Kamado::CGI::Overrides::RUNNING = current_pid();
         # (the script's errors are caught inside; this is for the runner's)
         eval {
             _compile($s) unless $s->{code};
@@ -284,7 +202,7 @@ sub _within {
             1;
         } or print STDERR "kamado: $@";
         # a child the script forked, back here without exit
-        _child_exit(0) if current_pid() != $RUNNING;
+        Kamado::CGI::Overrides::child_exit(0) if current_pid() != $Kamado::CGI::Overrides::RUNNING;
         # the server's timers back (borrowed by _run), however it ended
         Kamado::return_request_timer();
         alarm 0;
@@ -347,7 +265,7 @@ sub _compile {
         Kamado::CGI::Require::as_sub($s->{package}, '__kamado_cgi_script', $s->{file}, $source);
     };
     my @warnings;
-    undef $exit_code;
+    undef $Kamado::CGI::Overrides::EXIT_CODE;
     my $code = do {
         local $SIG{__WARN__} = sub { push @warnings, $_[0] };
         Kamado::CGI::Require::compile_source($wrapped);
@@ -385,7 +303,7 @@ sub _compile {
         # an exit while compiling (in a BEGIN block): under CGI, the end
         # of the process, every time it runs; here, the end of this run,
         # and the script is compiled again the next time
-        if (ref $@ && ref $@ eq ref $EXIT || defined $exit_code) {
+        if (ref $@ && ref $@ eq ref $Kamado::CGI::Overrides::EXIT || defined $Kamado::CGI::Overrides::EXIT_CODE) {
             print STDERR @warnings;
             $s->{exited_compiling} = 1;
             return;
@@ -434,7 +352,7 @@ sub _compile {
 # Whether the running script is inside an eval of its own (what $^S says
 # under CGI): an eval frame below the script's wrapper.
 sub _script_in_eval {
-    my $wrapper = "$SCRIPT->{package}::__kamado_cgi_script";
+    my $wrapper = "$Kamado::CGI::Overrides::SCRIPT->{package}::__kamado_cgi_script";
     for (my $i = 1; my @frame = CORE::caller($i); $i++) {
         return 0 if $frame[3] eq $wrapper;
         return 1 if $frame[3] eq '(eval)';
@@ -494,7 +412,7 @@ sub _run {
     open *{ ($s->{source}{data_package} // $s->{package}) . '::DATA' }, '<', \$s->{source}{data}
         if defined $s->{source}{data};
     local %Kamado::CGI::Require::REQUIRED = $s->{required}->%*;
-    undef $exit_code;
+    undef $Kamado::CGI::Overrides::EXIT_CODE;
     # --cgi-timeout, for the whole run (no output can be watched from
     # inside): a die at the limit (USR2, see _on_usr2), and 2 s later the
     # kernel ends the worker, for a script that caught the die or is stuck
@@ -516,10 +434,10 @@ sub _run {
     KAMADO_CGI_SCRIPT: {
         $ok = eval { $s->{code}->(); 1 };
     }
-    my $exited = defined $exit_code || ref $@ eq ref $EXIT;
+    my $exited = defined $Kamado::CGI::Overrides::EXIT_CODE || ref $@ eq ref $Kamado::CGI::Overrides::EXIT;
     # (a die, as perl reports one: on STDERR, so in the log)
     print STDERR $@ if !$ok && !$exited;
-    local $? = $exit_code // ($ok || $exited ? 0 : 255);
+    local $? = $Kamado::CGI::Overrides::EXIT_CODE // ($ok || $exited ? 0 : 255);
     for my $end ($s->{end}->@*) {
         KAMADO_CGI_SCRIPT: {
             eval { $end->(); 1 } or ref $@ or print STDERR $@;
