@@ -26,6 +26,7 @@
 #include "src/kd_write.c"
 #include "src/kd_scoreboard.c"
 #include "src/kd_date.c"
+#include "src/kd_cgi_head.c"
 #include "src/kd_cgi.c"
 #include <sys/prctl.h>
 #include <signal.h>

@@ -3,8 +3,8 @@ use warnings;
 use Test::More;
 use Kamado::CGI::Output;
 
-# The CGI response head as Apache's mod_cgi reads it (the parse is in XS:
-# kd_parse_head). The fixtures of t/cgi-runner check it end to end; these
+# The CGI response head as Apache's mod_cgi reads it (the parse is in C:
+# src/kd_cgi_head.c). The fixtures of t/cgi-runner check it end to end; these
 # are the rules one by one, each fed whole and a byte at a time.
 
 sub parse {
@@ -37,6 +37,9 @@ my @cases = (
      { error => 'malformed header from script. Bad header: Bad line ' . ('b' x 71) . '...' }, 'a long bad line shortened'],
     ["Content-Type: text/plain\n", { error => 'end of script output before the end of the headers' }, 'no empty line'],
     ["", { error => 'end of script output before headers' }, 'no output'],
+    # (more lines than the XS has room for on its stack: parsed again with room)
+    [join('', map { "H$_: $_\n" . ($_ % 10 ? '' : " fold $_\n") } 1 .. 40) . "\r\nbody\n",
+     { status => 200, headers => [map { ("H$_", $_ % 10 ? $_ : "$_ fold $_") } 1 .. 40], rest => "body\n" }, 'forty headers'],
 );
 for my $case (@cases) {
     my ($output, $want, $name) = @$case;
