@@ -1,0 +1,152 @@
+/* libFuzzer harness: the CGI output head parser (src/kd_cgi_head.c) on
+ * arbitrary script output.
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined fuzz/fuzz_cgi_head.c -o fuzz/build/fuzz_cgi_head_libfuzzer
+ *
+ * Input: the bytes a script printed (any bytes).
+ *
+ * Beyond "no crash" (the output is parsed from a heap copy of exactly its
+ * size, so ASan sees any read past it): the head is incomplete exactly
+ * when the output neither starts with an empty line nor holds one (LF LF
+ * or LF CR LF); a complete head ends inside the output, before the first
+ * such empty line, and what lies between head and rest is that empty
+ * line's bytes; every line returned points inside the head, a name is
+ * non-empty and free of ':', white space, CR and LF, and is followed by
+ * its ':', a value holds no LF and is trimmed of spaces and tabs (a
+ * folded line's at its start), never the first line, and never a Status;
+ * a bad line points inside the head and holds no LF; a status is 1..999;
+ * a redirect is a non-empty local path. Parsing again with less room (as
+ * the XS does with more) gives the same result and the same first lines.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "../src/kd_date.c"
+#include "../src/kd_cgi_head.c"
+
+#define ROOM 64
+
+static int has_lf(const char *s, size_t n)
+{
+    return memchr(s, '\n', n) != NULL;
+}
+
+static int is_sptab(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* the offset of the first empty line's LF LF or LF CR LF, or -1 */
+static long first_blank(const char *s, size_t n)
+{
+    size_t i;
+    for (i = 0; i + 1 < n; i++) {
+        if (s[i] != '\n')
+            continue;
+        if (s[i + 1] == '\n' || (i + 2 < n && s[i + 1] == '\r' && s[i + 2] == '\n'))
+            return (long)i;
+    }
+    return -1;
+}
+
+static int same_head(const kd_cgi_head *a, const kd_cgi_head *b)
+{
+    return a->error == b->error && a->bad_off == b->bad_off && a->bad_len == b->bad_len
+        && a->status == b->status && a->redirect == b->redirect
+        && a->location_off == b->location_off && a->location_len == b->location_len
+        && a->nfields == b->nfields && a->head_len == b->head_len && a->rest_off == b->rest_off;
+}
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+{
+    kd_cgi_field fields[ROOM], few[3];
+    kd_cgi_head h, h2;
+    size_t i, stored, hl, gap;
+    long blank;
+    char *o = malloc(size ? size : 1);
+    int complete, starts_empty;
+    if (!o)
+        return 0;
+    memcpy(o, data, size);
+    complete = kd_cgi_output_parse(o, size, &h, fields, ROOM);
+    starts_empty = (size >= 1 && o[0] == '\n') || (size >= 2 && o[0] == '\r' && o[1] == '\n');
+    blank = first_blank(o, size);
+    if (complete != (starts_empty || blank >= 0))
+        abort();
+    if (!complete)
+        goto done;
+    hl = h.head_len;
+    if (hl > size || h.rest_off > size || h.rest_off <= hl)
+        abort();
+    gap = h.rest_off - hl;
+    if (starts_empty) {
+        if (hl != 0 || gap != (o[0] == '\n' ? 1u : 2u))
+            abort();
+    } else {
+        /* the head stops at the first empty line: its LF, less a CR before it */
+        size_t lf = (size_t)blank;
+        if (!(hl == lf || (hl + 1 == lf && o[hl] == '\r')))
+            abort();
+        if (hl > 0 && hl == lf && o[hl - 1] == '\r')
+            abort();
+        for (i = hl; i < h.rest_off; i++)
+            if (o[i] != '\r' && o[i] != '\n')
+                abort();
+        if (o[h.rest_off - 1] != '\n' || gap < 2 || gap > 4)
+            abort();
+    }
+    if (h.status < 1 || h.status > 999)
+        abort();
+    if (h.error != KD_CGI_HEAD_OK) {
+        if (h.error != KD_CGI_HEAD_BAD_HEADER && h.error != KD_CGI_HEAD_BAD_STATUS)
+            abort();
+        if (h.bad_off > hl || h.bad_len > hl - h.bad_off || has_lf(o + h.bad_off, h.bad_len))
+            abort();
+    }
+    if (h.redirect && (h.error != KD_CGI_HEAD_OK || h.location_len == 0 || o[h.location_off] != '/'
+                       || h.status != 200))
+        abort();
+    if (h.location_off > hl || h.location_len > hl - h.location_off
+        || has_lf(o + h.location_off, h.location_len))
+        abort();
+    stored = h.nfields < ROOM ? h.nfields : ROOM;
+    for (i = 0; i < stored; i++) {
+        const kd_cgi_field *f = &fields[i];
+        const char *v = o + f->value_off;
+        size_t j;
+        if (f->value_off > hl || f->value_len > hl - f->value_off || has_lf(v, f->value_len))
+            abort();
+        if (f->value_len > 0 && is_sptab(v[0]))
+            abort();
+        if (f->name_len == 0) {
+            if (i == 0 || f->name_off != 0)
+                abort();            /* a folded line continues a field */
+            continue;
+        }
+        if (f->name_off > hl || f->name_len > hl - f->name_off || f->name_off + f->name_len >= hl)
+            abort();
+        if (o[f->name_off + f->name_len] != ':' || f->value_off <= f->name_off + f->name_len)
+            abort();
+        for (j = 0; j < f->name_len; j++) {
+            char c = o[f->name_off + j];
+            if (c == ':' || c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v')
+                abort();
+        }
+        if (f->name_len == 6 && strncasecmp(o + f->name_off, "status", 6) == 0)
+            abort();
+        if (f->value_len > 0 && is_sptab(v[f->value_len - 1]))
+            abort();
+        if (i > 0 && f->name_off < fields[i - 1].value_off + fields[i - 1].value_len)
+            abort();                /* lines come in order, without overlap */
+    }
+    /* less room: the same answer, the same first lines */
+    if (kd_cgi_output_parse(o, size, &h2, few, 3) != 1 || !same_head(&h, &h2))
+        abort();
+    for (i = 0; i < 3 && i < h.nfields; i++)
+        if (memcmp(&few[i], &fields[i], sizeof few[i]) != 0)
+            abort();
+    if (kd_cgi_output_parse(o, size, &h2, NULL, 0) != 1 || !same_head(&h, &h2))
+        abort();
+done:
+    free(o);
+    return 0;
+}
