@@ -13,7 +13,9 @@
  * non-empty and free of ':', white space, CR and LF, and is followed by
  * its ':', a value holds no LF and is trimmed of spaces and tabs (a
  * folded line's at its start), never the first line, and never a Status;
- * a bad line points inside the head and holds no LF; a status is 1..999;
+ * the CR of a CR LF is never a value's; a bad line points inside the head
+ * and holds no LF, and a bad Status is not three digits followed by no
+ * word character (perl's \w, Latin-1 letters too); a status is 1..999;
  * a redirect is a non-empty local path. Parsing again with less room (as
  * the XS does with more) gives the same result and the same first lines.
  */
@@ -33,6 +35,17 @@ static int has_lf(const char *s, size_t n)
 static int is_sptab(char c)
 {
     return c == ' ' || c == '\t';
+}
+
+/* perl's \w on a byte (Latin-1's letters too), said another way */
+static int is_word(unsigned char c)
+{
+    static const char latin1[] = "\xaa\xb5\xba";
+    if (c < 0x80)
+        return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c == '_';
+    if (c >= 0xC0)
+        return c != 0xD7 && c != 0xF7;
+    return memchr(latin1, c, 3) != NULL;
 }
 
 /* the offset of the first empty line's LF LF or LF CR LF, or -1 */
@@ -101,6 +114,13 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
             abort();
         if (h.bad_off > hl || h.bad_len > hl - h.bad_off || has_lf(o + h.bad_off, h.bad_len))
             abort();
+        if (h.error == KD_CGI_HEAD_BAD_STATUS) {
+            /* three digits with no word character after them are good */
+            const unsigned char *b = (const unsigned char *)o + h.bad_off;
+            if (h.bad_len >= 3 && b[0] >= '0' && b[0] <= '9' && b[1] >= '0' && b[1] <= '9'
+                && b[2] >= '0' && b[2] <= '9' && (h.bad_len == 3 || !is_word(b[3])))
+                abort();
+        }
     }
     if (h.redirect && (h.error != KD_CGI_HEAD_OK || h.location_len == 0 || o[h.location_off] != '/'
                        || h.status != 200))
@@ -116,6 +136,10 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
         if (f->value_off > hl || f->value_len > hl - f->value_off || has_lf(v, f->value_len))
             abort();
         if (f->value_len > 0 && is_sptab(v[0]))
+            abort();
+        /* the CR of a line's CR LF is the line end's, not the value's */
+        if (f->value_len > 0 && v[f->value_len - 1] == '\r'
+            && f->value_off + f->value_len < hl && v[f->value_len] == '\n')
             abort();
         if (f->name_len == 0) {
             if (i == 0 || f->name_off != 0)
