@@ -16,7 +16,9 @@
  * the CR of a CR LF is never a value's; a bad line points inside the head
  * and holds no LF, and a bad Status is not three digits followed by no
  * word character (perl's \w, Latin-1 letters too); a status is 1..999;
- * a redirect is a non-empty local path. Parsing again with less room (as
+ * a redirect is a non-empty local path; a Last-Modified field is there
+ * only when a line held a date (1970..9999), once, and its date is sent in
+ * RFC 1123 form. Parsing again with less room (as
  * the XS does with more) gives the same result and the same first lines.
  */
 #include <stdlib.h>
@@ -66,6 +68,7 @@ static int same_head(const kd_cgi_head *a, const kd_cgi_head *b)
     return a->error == b->error && a->bad_off == b->bad_off && a->bad_len == b->bad_len
         && a->status == b->status && a->redirect == b->redirect
         && a->location_off == b->location_off && a->location_len == b->location_len
+        && a->modified == b->modified && a->modified_field == b->modified_field
         && a->nfields == b->nfields && a->head_len == b->head_len && a->rest_off == b->rest_off;
 }
 
@@ -157,10 +160,24 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
         }
         if (f->name_len == 6 && strncasecmp(o + f->name_off, "status", 6) == 0)
             abort();
+        if (f->name_len == 13 && strncasecmp(o + f->name_off, "last-modified", 13) == 0
+            && (h.modified < 0 || h.modified_field != i))
+            abort();                /* one Last-Modified, with a date */
         if (f->value_len > 0 && is_sptab(v[f->value_len - 1]))
             abort();
         if (i > 0 && f->name_off < fields[i - 1].value_off + fields[i - 1].value_len)
             abort();                /* lines come in order, without overlap */
+    }
+    if (h.modified >= 0 && h.error == KD_CGI_HEAD_OK) {
+        char date[KD_HTTP_DATE_LEN + 1];
+        if (h.modified > 253402300799LL || h.modified_field >= h.nfields)
+            abort();
+        if (h.modified_field < stored && fields[h.modified_field].name_len != 13)
+            abort();
+        if (kd_cgi_head_modified(&h, h.modified + 1, date) != KD_HTTP_DATE_LEN
+            || memcmp(date + KD_HTTP_DATE_LEN - 4, " GMT", 5) != 0
+            || kd_http_date_parse(date, KD_HTTP_DATE_LEN) != h.modified)
+            abort();
     }
     /* less room: the same answer, the same first lines */
     if (kd_cgi_output_parse(o, size, &h2, few, 3) != 1 || !same_head(&h, &h2))

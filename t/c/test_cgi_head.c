@@ -7,7 +7,7 @@
  * size (so ASan reports a read past it), and its result rendered as the
  * XS renders it for Perl: "incomplete", "error <message>", "redirect
  * <path>", or "<status> [name=value]... rest=<rest>", with folded lines
- * joined to their field by one space. The rules are Apache mod_cgi's
+ * joined to their field by one space, a Last-Modified as the date sent. The rules are Apache mod_cgi's
  * (util_script.c), as t/cgi-output.t checks them through Perl.
  */
 #include <stdarg.h>
@@ -49,6 +49,9 @@ static void add_bytes(char *b, size_t room, const char *s, size_t len)
     esc(b + n, room - n, s, len);
 }
 
+/* the time the Last-Modified cases are run at: 2001-09-09 01:46:40 */
+#define NOW 1000000000LL
+
 /* the result as the XS turns it into Perl values */
 static void render(const char *o, size_t len, size_t room, char *b, size_t bsize)
 {
@@ -69,8 +72,21 @@ static void render(const char *o, size_t len, size_t room, char *b, size_t bsize
     } else if (h.nfields > room) {
         add(b, bsize, "%zu fields, room for %zu", h.nfields, room);
     } else {
+        int in_modified = 0;
         add(b, bsize, "%d", h.status);
         for (i = 0; i < h.nfields; i++) {
+            if (fields[i].name_len == 0 && in_modified)
+                continue;           /* the date replaces the folded lines too */
+            in_modified = 0;
+            if (h.modified >= 0 && i == h.modified_field) {
+                char date[KD_HTTP_DATE_LEN + 1];
+                kd_cgi_head_modified(&h, NOW, date);
+                add(b, bsize, " [");
+                add_bytes(b, bsize, o + fields[i].name_off, fields[i].name_len);
+                add(b, bsize, "=%s]", date);
+                in_modified = 1;
+                continue;
+            }
             if (fields[i].name_len == 0) {
                 size_t n = strlen(b);
                 b[n - 1] = ' ';    /* the "]" of the field before */
@@ -188,6 +204,21 @@ static const ccase cases[] = {
     C("folding does not change the redirect path", "Location: /a\n b\n\n", "redirect /a"),
     C("folded remote Location", "Location: http://a/\n b\n\n", "302 [Location=http://a/ b] rest="),
     C("LOCATION any case", "LOCATION: /up\n\n", "redirect /up"),
+    /* Last-Modified (the dates themselves: t/c/test_date.c) */
+    C("Last-Modified in RFC 1123 form", "Last-Modified: Sun Nov  6 08:49:37 1994\n\n",
+      "200 [Last-Modified=Sun, 06 Nov 1994 08:49:37 GMT] rest="),
+    C("Last-Modified that is no date: dropped", "Last-Modified: yesterday\nX: y\n\n", "200 [X=y] rest="),
+    C("two Last-Modified: one, at the first, the latest date",
+      "last-modified: Sunday, 06-Nov-94 08:49:37 GMT\nX: a\nLast-Modified: Mon, 07 Nov 1994 08:49:37 GMT\n\n",
+      "200 [last-modified=Mon, 07 Nov 1994 08:49:37 GMT] [X=a] rest="),
+    C("Last-Modified after one that is no date", "Last-Modified: no\nLast-Modified: Sun, 06 Nov 1994 08:49:37 GMT \n\n",
+      "200 [Last-Modified=Sun, 06 Nov 1994 08:49:37 GMT] rest="),
+    C("Last-Modified later than now: now", "Last-Modified: Sat, 01 Jan 2050 00:00:00 GMT\n\n",
+      "200 [Last-Modified=Sun, 09 Sep 2001 01:46:40 GMT] rest="),
+    C("Last-Modified folded: the date replaces it all", "Last-Modified: Sun, 06 Nov 1994 08:49:37 GMT\n more\nX: y\n\n",
+      "200 [Last-Modified=Sun, 06 Nov 1994 08:49:37 GMT] [X=y] rest="),
+    C("folded after a dropped Last-Modified continues the field before", "X: a\nLast-Modified: no\n b\n\n",
+      "200 [X=a b] rest="),
 };
 
 #define NCASES (sizeof cases / sizeof cases[0])
