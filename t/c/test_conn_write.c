@@ -23,20 +23,7 @@
 #include <signal.h>
 #include <stdarg.h>
 
-static int test_no = 0, failures = 0;
-
-static void ok(int cond, const char *fmt, ...)
-{
-    va_list ap;
-    test_no++;
-    printf("%sok %d - ", cond ? "" : "not ", test_no);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    if (!cond)
-        failures++;
-}
+#include "tap.h"
 
 #define FILE_SIZE (4 * 1024 * 1024)
 #define OFFSET 1000
@@ -170,6 +157,5 @@ int main(void)
     kd_loop_free(l);
     close(lfd);
     free(got);
-    printf("1..%d\n", test_no);
-    return failures ? 1 : 0;
+    return done_testing();
 }

@@ -17,15 +17,7 @@
 #include <time.h>
 #include "../../src/kd_date.c"
 
-static int n_test, n_fail;
-
-static void ok(int cond, const char *name)
-{
-    n_test++;
-    if (!cond)
-        n_fail++;
-    printf("%s %d - %s\n", cond ? "ok" : "not ok", n_test, name);
-}
+#include "tap.h"
 
 static long long parse_exact(const char *s)
 {
@@ -93,7 +85,7 @@ int main(void)
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         long long got = parse_exact(cases[i].in);
         snprintf(name, sizeof name, "parse '%s': %lld", cases[i].in, cases[i].want);
-        ok(got == cases[i].want, name);
+        ok(got == cases[i].want, "%s", name);
         if (got != cases[i].want)
             printf("# got %lld\n", got);
     }
@@ -131,6 +123,5 @@ int main(void)
         ok(bad_fmt == 0, "format equals gmtime_r + strftime from 1970 to 9999");
         ok(bad_trip == 0, "parse(format(t)) == t");
     }
-    printf("1..%d\n", n_test);
-    return n_fail ? 1 : 0;
+    return done_testing();
 }

@@ -17,45 +17,7 @@
 #include "../../src/kd_parser.c"
 #include "../../src/kd_head.c"
 
-static int test_no = 0, failures = 0;
-static char why[8192];
-static size_t why_len = 0;
-
-static void diag(const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-    if (why_len >= sizeof why - 2)
-        return;
-    va_start(ap, fmt);
-    n = vsnprintf(why + why_len, sizeof why - why_len, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    why_len += (size_t)n;
-    if (why_len > sizeof why - 2)
-        why_len = sizeof why - 2;
-    why[why_len++] = '\n';
-    why[why_len] = '\0';
-}
-
-static int tap(const char *name)
-{
-    int pass = why_len == 0;
-    char *line, *nl;
-    test_no++;
-    if (!pass)
-        failures++;
-    printf("%sok %d - %s\n", pass ? "" : "not ", test_no, name);
-    for (line = why; !pass && *line; line = nl + 1) {
-        nl = strchr(line, '\n');
-        printf("#   %.*s\n", (int)(nl - line), line);
-    }
-    why_len = 0;
-    why[0] = '\0';
-    fflush(stdout);
-    return pass;
-}
+#include "tap.h"
 
 /* printable form of bytes, for diagnostics */
 static const char *esc(const char *s, size_t n)
@@ -270,7 +232,7 @@ static void run_case(const hcase *t)
     if (rv != KD_HEAD_OK && (out.len != 0 || kd_head_error_text(rv)[0] == '\0'))
         diag("a refused head has length 0 and a reason: %zu", out.len);
     free(buf);
-    tap(t->name);
+    tap("%s", t->name);
 }
 
 /* NUL cannot be in the table's C strings */
@@ -350,6 +312,5 @@ int main(void)
     run_no_room_test();
     run_many_fields_test();
     printf("# %zu table cases\n", (size_t)NCASES);
-    printf("1..%d\n", test_no);
-    return failures ? 1 : 0;
+    return done_testing();
 }

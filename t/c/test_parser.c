@@ -40,27 +40,7 @@
 /* ------------------------------------------------------------------ */
 /* TAP                                                                 */
 
-static int test_no = 0, failures = 0;
-static char why[8192];              /* diagnostics of the current test */
-static size_t why_len = 0;
-
-static void diag(const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-    if (why_len >= sizeof why - 2)
-        return;
-    va_start(ap, fmt);
-    n = vsnprintf(why + why_len, sizeof why - why_len, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    why_len += (size_t)n;
-    if (why_len > sizeof why - 2)
-        why_len = sizeof why - 2;
-    why[why_len++] = '\n';
-    why[why_len] = '\0';
-}
+#include "tap.h"
 
 /* printable form of bytes, for diagnostics */
 static const char *esc(const char *s, size_t n)
@@ -84,29 +64,6 @@ static const char *esc(const char *s, size_t n)
         o[j++] = '"';
     o[j] = '\0';
     return o;
-}
-
-static int tap(const char *fmt, ...)
-{
-    va_list ap;
-    int pass = why_len == 0;
-    char *line, *nl;
-    test_no++;
-    if (!pass)
-        failures++;
-    printf("%sok %d - ", pass ? "" : "not ", test_no);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    putchar('\n');
-    for (line = why; !pass && *line; line = nl + 1) {
-        nl = strchr(line, '\n');
-        printf("#   %.*s\n", (int)(nl - line), line);
-    }
-    why_len = 0;
-    why[0] = '\0';
-    fflush(stdout);
-    return pass;
 }
 
 static void *xmalloc(size_t n)
@@ -1205,6 +1162,5 @@ int main(void)
 
     printf("# %zu request cases, %zu chunked cases, plus generated limit cases\n",
            (size_t)NPCASES, (size_t)NCCASES);
-    printf("1..%d\n", test_no);
-    return failures ? 1 : 0;
+    return done_testing();
 }

@@ -19,20 +19,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-static int test_no = 0, failures = 0;
-
-static void ok(int cond, const char *fmt, ...)
-{
-    va_list ap;
-    test_no++;
-    printf("%sok %d - ", cond ? "" : "not ", test_no);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    if (!cond)
-        failures++;
-}
+#include "tap.h"
 
 static void test_layout(void)
 {
@@ -241,6 +228,5 @@ int main(void)
     test_file();
     test_fork();
     test_race();
-    printf("1..%d\n", test_no);
-    return failures ? 1 : 0;
+    return done_testing();
 }
