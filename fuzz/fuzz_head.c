@@ -29,7 +29,7 @@ static int ci_prefix(const char *line, size_t n, const char *lit)
     if (n < l)
         return 0;
     for (i = 0; i < l; i++)
-        if (head_lower((unsigned char)line[i]) != lit[i])
+        if (kd_lower((unsigned char)line[i]) != lit[i])
             return 0;
     return 1;
 }

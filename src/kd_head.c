@@ -72,21 +72,6 @@ const char *kd_head_error_text(int error)
     }
 }
 
-static int head_lower(int c)
-{
-    return (c >= 'A' && c <= 'Z') ? c + 32 : c;
-}
-
-/* case-insensitive comparison of s[0..len) with a lower-case literal */
-static int head_ci_eq(const char *s, size_t len, const char *lit)
-{
-    size_t i;
-    for (i = 0; i < len; i++)
-        if (lit[i] == '\0' || head_lower((unsigned char)s[i]) != lit[i])
-            return 0;
-    return lit[len] == '\0';
-}
-
 /* Content-Length = 1*DIGIT (RFC 9110 8.6), optional whitespace around it
  * (it is not part of a field value, 5.5). -1: malformed or past int64. */
 static int64_t head_length(const char *v, size_t n)
@@ -122,7 +107,7 @@ static int head_says_close(const char *v, size_t n)
         e = i;
         while (e > s && (v[e - 1] == ' ' || v[e - 1] == '\t'))
             e--;
-        if (head_ci_eq(v + s, e - s, "close"))
+        if (kd_ci_eq(v + s, e - s, "close"))
             return 1;
     }
     return 0;
@@ -196,9 +181,9 @@ int kd_head_build(const kd_head_in *in, char *buf, size_t cap, kd_head_out *out)
         for (j = 0; j < vl; j++)
             if (v[j] == '\r' || v[j] == '\n' || v[j] == '\0')
                 return head_fail(out, KD_HEAD_BAD_VALUE);
-        switch (head_lower((unsigned char)k[0])) {
+        switch (kd_lower((unsigned char)k[0])) {
         case 'c':
-            if (head_ci_eq(k, kl, "content-length")) {
+            if (kd_ci_eq(k, kl, "content-length")) {
                 int64_t n = head_length(v, vl);
                 if (n < 0)
                     return head_fail(out, KD_HEAD_BAD_LENGTH);
@@ -211,7 +196,7 @@ int kd_head_build(const kd_head_in *in, char *buf, size_t cap, kd_head_out *out)
                 length = n;
                 continue;           /* written with the framing, below */
             }
-            if (head_ci_eq(k, kl, "connection")) {
+            if (kd_ci_eq(k, kl, "connection")) {
                 /* the connection is the server's; a close is honoured */
                 if (head_says_close(v, vl))
                     keepalive = 0;
@@ -219,19 +204,19 @@ int kd_head_build(const kd_head_in *in, char *buf, size_t cap, kd_head_out *out)
             }
             break;
         case 't':
-            if (head_ci_eq(k, kl, "transfer-encoding"))
+            if (kd_ci_eq(k, kl, "transfer-encoding"))
                 return head_fail(out, KD_HEAD_APP_TE);
             break;
         case 'k':
-            if (head_ci_eq(k, kl, "keep-alive"))
+            if (kd_ci_eq(k, kl, "keep-alive"))
                 continue;           /* hop-by-hop (RFC 9112 9.6 and 7230 A.1.2) */
             break;
         case 'p':
-            if (head_ci_eq(k, kl, "proxy-connection"))
+            if (kd_ci_eq(k, kl, "proxy-connection"))
                 continue;
             break;
         case 'd':
-            if (head_ci_eq(k, kl, "date"))
+            if (kd_ci_eq(k, kl, "date"))
                 has_date = 1;
             break;
         }

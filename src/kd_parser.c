@@ -36,21 +36,6 @@ int kd_is_tchar(unsigned char c)
 
 #define IS_TCHAR(c) (char_class[(unsigned char)(c)] & C_TCHAR)
 
-static int lower(int c)
-{
-    return (c >= 'A' && c <= 'Z') ? c + 32 : c;
-}
-
-/* case-insensitive comparison of s[0..len) with a lower-case literal */
-static int ci_eq(const char *s, size_t len, const char *lit)
-{
-    size_t i;
-    for (i = 0; i < len; i++)
-        if (lit[i] == '\0' || lower((unsigned char)s[i]) != lit[i])
-            return 0;
-    return lit[len] == '\0';
-}
-
 static int fail(kd_request *r, int status)
 {
     r->error_status = status;
@@ -109,7 +94,7 @@ static int parse_target(kd_request *r)
         while (s < end && *s != ':')
             s++;
         slen = (size_t)(s - t);
-        if (!(ci_eq(t, slen, "http") || ci_eq(t, slen, "https")) ||
+        if (!(kd_ci_eq(t, slen, "http") || kd_ci_eq(t, slen, "https")) ||
             end - s < 3 || s[1] != '/' || s[2] != '/')
             return -1;
         s += 3;
@@ -183,9 +168,9 @@ static void parse_connection(const char *v, size_t len, int *close, int *ka)
         tend = v;
         while (tend > tok && (tend[-1] == ' ' || tend[-1] == '\t'))
             tend--;
-        if (ci_eq(tok, (size_t)(tend - tok), "close"))
+        if (kd_ci_eq(tok, (size_t)(tend - tok), "close"))
             *close = 1;
-        else if (ci_eq(tok, (size_t)(tend - tok), "keep-alive"))
+        else if (kd_ci_eq(tok, (size_t)(tend - tok), "keep-alive"))
             *ka = 1;
     }
 }
@@ -233,7 +218,7 @@ static int parse_transfer_encoding(const char *v, size_t len)
         while (tend > tok && (tend[-1] == ' ' || tend[-1] == '\t'))
             tend--;
         codings++;
-        last_chunked = ci_eq(tok, (size_t)(tend - tok), "chunked");
+        last_chunked = kd_ci_eq(tok, (size_t)(tend - tok), "chunked");
         if (last_chunked)
             chunked_seen++;
         else
@@ -291,27 +276,27 @@ static int check_fields(kd_request *r)
 
     for (i = 0; i < r->num_headers; i++) {
         const kd_header *h = &r->headers[i];
-        switch (lower((unsigned char)h->name[0])) {
+        switch (kd_lower((unsigned char)h->name[0])) {
         case 'h':
-            if (ci_eq(h->name, h->name_len, "host")) {
+            if (kd_ci_eq(h->name, h->name_len, "host")) {
                 if (!host_ok(h->value, h->value_len))
                     return fail(r, 400);
                 hosts++;
             }
             break;
         case 'c':
-            if (ci_eq(h->name, h->name_len, "content-length")) {
+            if (kd_ci_eq(h->name, h->name_len, "content-length")) {
                 if (++cls > 1)
                     return fail(r, 400);
                 r->content_length = parse_content_length(h->value, h->value_len);
                 if (r->content_length < 0)
                     return fail(r, 400);
-            } else if (ci_eq(h->name, h->name_len, "connection")) {
+            } else if (kd_ci_eq(h->name, h->name_len, "connection")) {
                 parse_connection(h->value, h->value_len, &close, &ka);
             }
             break;
         case 't':
-            if (ci_eq(h->name, h->name_len, "transfer-encoding")) {
+            if (kd_ci_eq(h->name, h->name_len, "transfer-encoding")) {
                 int status;
                 if (++tes > 1)
                     return fail(r, 400);
@@ -321,8 +306,8 @@ static int check_fields(kd_request *r)
             }
             break;
         case 'e':
-            if (r->minor_version >= 1 && ci_eq(h->name, h->name_len, "expect")) {
-                if (!ci_eq(h->value, h->value_len, "100-continue"))
+            if (r->minor_version >= 1 && kd_ci_eq(h->name, h->name_len, "expect")) {
+                if (!kd_ci_eq(h->value, h->value_len, "100-continue"))
                     return fail(r, 417);
                 r->expect_continue = 1;
             }

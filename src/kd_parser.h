@@ -80,4 +80,22 @@ long kd_chunked_decode(kd_chunked *d, const char *in, size_t in_len,
 /* 1 when c may appear in a token (RFC 9110 section 5.6.2). */
 int kd_is_tchar(unsigned char c);
 
+/* c in lower case (ASCII letters only: field names and tokens are ASCII
+ * whatever the locale). Inline: the parser and the head builder call it on
+ * every field name. */
+static inline int kd_lower(int c)
+{
+    return (c >= 'A' && c <= 'Z') ? c + 32 : c;
+}
+
+/* 1 when s[0..len) is lit, a lower-case literal, in any case. */
+static inline int kd_ci_eq(const char *s, size_t len, const char *lit)
+{
+    size_t i;
+    for (i = 0; i < len; i++)
+        if (lit[i] == '\0' || kd_lower((unsigned char)s[i]) != lit[i])
+            return 0;
+    return lit[len] == '\0';
+}
+
 #endif

@@ -82,11 +82,11 @@ static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
         /* underscores would let "X_Forwarded_For" pose as X-Forwarded-For */
         if (memchr(h->name, '_', h->name_len))
             continue;
-        if (ci_eq(h->name, h->name_len, "content-length")) {
+        if (kd_ci_eq(h->name, h->name_len, "content-length")) {
             ENV_STORE(env, K_CL, newSVpvn(h->value, h->value_len));
             continue;
         }
-        if (ci_eq(h->name, h->name_len, "content-type")) {
+        if (kd_ci_eq(h->name, h->name_len, "content-type")) {
             ENV_STORE(env, K_CT, newSVpvn(h->value, h->value_len));
             continue;
         }
