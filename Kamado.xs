@@ -27,7 +27,10 @@
 #include "src/kd_scoreboard.c"
 #include "src/kd_date.c"
 #include "src/kd_cgi_head.c"
-#include "src/kd_cgi.c"
+#include "src/kd_cgi_env.c"
+#include "src/kd_cgi_world.c"
+#include "src/kd_cgi_io.c"
+#include "src/kd_cgi_snapshot.c"
 #include <sys/prctl.h>
 #include <signal.h>
 #include <time.h>

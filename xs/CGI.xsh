@@ -1,4 +1,4 @@
-# Kamado::CGI::*: the CGI runner's glue over src/kd_cgi.c. Included by Kamado.xs.
+# Kamado::CGI::*: the CGI runner's glue over src/kd_cgi_*.c. Included by Kamado.xs.
 
 MODULE = Kamado    PACKAGE = Kamado::CGI::Registry
 

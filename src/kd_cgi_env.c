@@ -1,0 +1,375 @@
+/* kd_cgi_env.c - a CGI run's environment: the CGI meta-variables made
+ * from the request, and the worker's %ENV and C environ put aside while a
+ * script runs in-process.
+ * The CGI runner's C, with the perl API: included by Kamado.xs after
+ * the parts before it (kd_cgi_env.c, kd_cgi_world.c, kd_cgi_io.c,
+ * kd_cgi_snapshot.c); their XS is xs/CGI.xsh. */
+
+/* kd_env_enter/kd_env_leave (world_enter, world_leave): the worker's %ENV and C
+ * environment, put aside while a script runs in-process */
+static struct {
+    int active;
+    char **worker_environ;
+    HV *worker_hv;
+    char **array;      /* what environ pointed at for the run */
+    char **strings;    /* its NAME=VALUE strings, ours to free */
+    size_t count;
+    HV *run_hv;        /* the runs' %ENV, kept from one run to the next */
+} env_swap;
+
+extern char **environ;
+
+/* Whether perl edits `environ` itself (its my_setenv reallocating the
+ * array and freeing the strings it replaces, with safesysmalloc) rather
+ * than through setenv(3), which copies a foreign array into one of the C
+ * library's own. */
+#ifdef PERL_USE_SAFE_PUTENV
+#  define KD_PERL_OWNS_ENVIRON 0
+#else
+#  define KD_PERL_OWNS_ENVIRON (!PL_use_safe_putenv)
+#endif
+
+static void
+kd_env_leave(pTHX)
+{
+    HV *hv;
+    char **now = environ;
+    size_t i;
+    if (!env_swap.active)
+        return;
+    environ = env_swap.worker_environ;
+    hv = GvHV(PL_envgv);
+    GvHV(PL_envgv) = env_swap.worker_hv;
+    /* (a hash the script put in %ENV's place, *ENV = {...}: freeing it
+     * must not clear the environment; the runs' own hash is kept) */
+    if (hv && hv != env_swap.run_hv)
+        sv_unmagic((SV *)hv, PERL_MAGIC_env);
+    SvREFCNT_dec(hv);
+    if (KD_PERL_OWNS_ENVIRON) {
+        /* the array the run ended with is ours, or ours as perl
+         * reallocated it, with the strings perl left in it */
+        if (now && now != env_swap.worker_environ && now != PL_origenviron) {
+            for (i = 0; now[i]; i++)
+                safesysfree(now[i]);
+            safesysfree(now);
+        }
+    } else {
+        /* setenv(3) moved to an array of its own, if it was called: ours
+         * and every string we made are still ours */
+        for (i = 0; i < env_swap.count; i++)
+            safesysfree(env_swap.strings[i]);
+        safesysfree(env_swap.array);
+    }
+    safesysfree(env_swap.strings);
+    env_swap.active = 0;
+}
+
+/* The CGI variables of a request, from the PSGI ENV and the script's
+ * FIXED part ({ vars, set, unset }, made once by Kamado::CGI::Env::fixed,
+ * where the rules are told), as a list of names and values (pointing at
+ * ENV's and FIXED's own values, or at mortal ones), for a new hash
+ * (Kamado::CGI::Env::request) or straight into the runs' %ENV
+ * (kd_env_enter). In Perl, the hash, the Host's port and the HTTP_
+ * headers cost a hello request 75,000 instructions. */
+typedef struct {
+    size_t count, size;
+    struct kd_var { const char *key; I32 klen; SV *value; } *var;    /* in buffer's string */
+    SV *buffer;
+    int kept;
+} kd_vars;
+
+/* The list's buffer is kept from one request to the next; a mortal one
+ * while it is in use (a value's magic calling perl, which asks again). */
+static SV *kd_vars_kept;
+static int kd_vars_busy;
+
+static void
+kd_vars_begin(pTHX_ kd_vars *v)
+{
+    v->kept = !kd_vars_busy;
+    if (v->kept) {
+        if (!kd_vars_kept)
+            kd_vars_kept = newSVpvs("");
+        v->buffer = kd_vars_kept;
+        kd_vars_busy = 1;
+    } else {
+        v->buffer = sv_2mortal(newSVpvs(""));
+    }
+}
+
+static void
+kd_vars_end(kd_vars *v)
+{
+    if (v->kept)
+        kd_vars_busy = 0;
+}
+
+static SV *
+kd_env_fetch(pTHX_ HV *hv, const char *key, I32 klen)
+{
+    SV **svp = hv_fetch(hv, key, klen, 0);
+    return svp && SvOK(*svp) ? *svp : NULL;
+}
+
+#define KD_FETCH(hv, key) kd_env_fetch(aTHX_ (hv), "" key "", sizeof(key) - 1)
+
+/* Adds NAME (unless VALUE is NULL); with REPLACE, over one of that name. */
+static void
+kd_vars_put(kd_vars *v, const char *key, I32 klen, SV *value, int replace)
+{
+    size_t i;
+    if (replace)
+        for (i = 0; i < v->count; i++)
+            if (v->var[i].klen == klen && memEQ(v->var[i].key, key, klen)) {
+                if (value)
+                    v->var[i].value = value;
+                else
+                    v->var[i] = v->var[--v->count];
+                return;
+            }
+    if (!value || v->count >= v->size)
+        return;    /* (not reached: the list is made as long as all there can be) */
+    v->var[v->count].key = key;
+    v->var[v->count].klen = klen;
+    v->var[v->count].value = value;
+    v->count++;
+}
+
+#define KD_PUT(v, name, value) kd_vars_put((v), "" name "", sizeof(name) - 1, (value), 0)
+
+static HV *
+kd_fixed_part(pTHX_ HV *fixed, const char *name, I32 len, svtype type)
+{
+    SV **svp = hv_fetch(fixed, name, len, 0);
+    return svp && SvROK(*svp) && SvTYPE(SvRV(*svp)) == type ? (HV *)SvRV(*svp) : NULL;
+}
+
+static void
+kd_request_vars(pTHX_ HV *env, HV *fixed, kd_vars *v)
+{
+    HV *vars = kd_fixed_part(aTHX_ fixed, "vars", 4, SVt_PVHV);
+    HV *set = kd_fixed_part(aTHX_ fixed, "set", 3, SVt_PVHV);
+    AV *unset = (AV *)kd_fixed_part(aTHX_ fixed, "unset", 5, SVt_PVAV);
+    SV *host_sv, *port, *scheme, *software, *value, *host = NULL, *signature;
+    HE *he;
+    STRLEN len;
+    const char *h;
+    /* the fixed ones, the ones the request gives (20 at the most), its
+     * headers, --cgi-env's */
+    v->count = 0;
+    v->size = (vars ? HvUSEDKEYS(vars) : 0) + 20 + HvUSEDKEYS(env) + (set ? HvUSEDKEYS(set) : 0);
+    v->var = (struct kd_var *)SvGROW(v->buffer, v->size * sizeof *v->var);
+    software = vars ? KD_FETCH(vars, "SERVER_SOFTWARE") : NULL;
+    if (vars) {
+        hv_iterinit(vars);
+        while ((he = hv_iternext(vars))) {
+            I32 klen;
+            const char *key = hv_iterkey(he, &klen);
+            kd_vars_put(v, key, klen, SvOK(HeVAL(he)) ? HeVAL(he) : NULL, 0);
+        }
+    }
+    /* SERVER_NAME: the Host without its port (an IPv6 literal keeps its
+     * brackets) */
+    host_sv = KD_FETCH(env, "HTTP_HOST");
+    if (!host_sv)
+        host_sv = KD_FETCH(env, "SERVER_NAME");
+    if (host_sv) {
+        host = sv_2mortal(newSVsv(host_sv));
+        h = SvPV(host, len);
+        if (memchr(h, ':', len) && !(len >= 2 && h[0] == '[' && h[len - 1] == ']' && !memchr(h + 1, ']', len - 2))) {
+            STRLEN end = len;
+            while (end > 0 && isDIGIT(h[end - 1]))
+                end--;
+            if (end < len && end > 0 && h[end - 1] == ':')
+                SvCUR_set(host, end - 1);
+        }
+    }
+    port = KD_FETCH(env, "SERVER_PORT");
+    scheme = KD_FETCH(env, "psgi.url_scheme");
+    KD_PUT(v, "SERVER_PROTOCOL", KD_FETCH(env, "SERVER_PROTOCOL"));
+    KD_PUT(v, "SERVER_NAME", host);
+    KD_PUT(v, "SERVER_PORT", port);
+    value = KD_FETCH(env, "SERVER_ADDR");
+    KD_PUT(v, "SERVER_ADDR", value ? value : sv_2mortal(newSVpvs("127.0.0.1")));
+    KD_PUT(v, "REQUEST_METHOD", KD_FETCH(env, "REQUEST_METHOD"));
+    KD_PUT(v, "REQUEST_SCHEME", scheme);
+    KD_PUT(v, "REQUEST_URI", KD_FETCH(env, "REQUEST_URI"));
+    value = KD_FETCH(env, "QUERY_STRING");
+    KD_PUT(v, "QUERY_STRING", value ? value : sv_2mortal(newSVpvs("")));
+    KD_PUT(v, "REMOTE_ADDR", KD_FETCH(env, "REMOTE_ADDR"));
+    KD_PUT(v, "REMOTE_PORT", KD_FETCH(env, "REMOTE_PORT"));
+    /* Debian's apache2 has ServerSignature On */
+    signature = sv_2mortal(newSVpvs("<address>"));
+    if (software)
+        sv_catsv(signature, software);
+    sv_catpvs(signature, " Server at ");
+    if (host)
+        sv_catsv(signature, host);
+    sv_catpvs(signature, " Port ");
+    if (port)
+        sv_catsv(signature, port);
+    sv_catpvs(signature, "</address>\n");
+    KD_PUT(v, "SERVER_SIGNATURE", signature);
+    if (scheme && strEQ(SvPV_nolen(scheme), "https"))
+        KD_PUT(v, "HTTPS", sv_2mortal(newSVpvs("on")));
+    value = KD_FETCH(env, "CONTENT_TYPE");
+    if (value && (SvPV(value, len), len > 0))
+        KD_PUT(v, "CONTENT_TYPE", value);
+    value = KD_FETCH(env, "CONTENT_LENGTH");
+    if (value && (SvPV(value, len), len > 0))
+        KD_PUT(v, "CONTENT_LENGTH", value);
+    /* the request's headers, but those Apache never passes (httpoxy, the
+     * credentials) */
+    hv_iterinit(env);
+    while ((he = hv_iternext(env))) {
+        I32 klen;
+        const char *key = hv_iterkey(he, &klen);
+        SV *val = HeVAL(he);
+        if (klen < 5 || memcmp(key, "HTTP_", 5) != 0 || !SvOK(val))
+            continue;
+        if ((klen == 10 && memEQ(key, "HTTP_PROXY", 10))
+            || (klen == 18 && memEQ(key, "HTTP_AUTHORIZATION", 18))
+            || (klen == 24 && memEQ(key, "HTTP_PROXY_AUTHORIZATION", 24)))
+            continue;
+        kd_vars_put(v, key, klen, val, 0);
+    }
+    /* PassEnv/SetEnv: --cgi-env NAME or NAME=VALUE (an unset NAME removes it) */
+    if (set) {
+        hv_iterinit(set);
+        while ((he = hv_iternext(set))) {
+            I32 klen;
+            const char *key = hv_iterkey(he, &klen);
+            kd_vars_put(v, key, klen, HeVAL(he), 1);
+        }
+    }
+    if (unset) {
+        SSize_t i;
+        for (i = 0; i <= av_tindex(unset); i++) {
+            SV **name = av_fetch(unset, i, 0);
+            if (name) {
+                STRLEN nlen;
+                const char *n = SvPV(*name, nlen);
+                kd_vars_put(v, n, (I32)nlen, NULL, 1);
+            }
+        }
+    }
+}
+
+/* Kamado::CGI::Env::request: the variables in a new hash. */
+static HV *
+kd_request_env(pTHX_ HV *env, HV *fixed)
+{
+    kd_vars v;
+    HV *cgi = newHV();
+    size_t i;
+    kd_vars_begin(aTHX_ &v);
+    kd_request_vars(aTHX_ env, fixed, &v);
+    for (i = 0; i < v.count; i++)
+        (void)hv_store(cgi, v.var[i].key, v.var[i].klen, newSVsv(v.var[i].value), 0);
+    kd_vars_end(&v);
+    return cgi;
+}
+
+/* %ENV and the C environment of a script's run, the variables of the
+ * request ENV for the script's FIXED part (kd_request_vars), in place of
+ * the worker's until kd_env_leave: the same as
+ * `local %ENV = %cgi`, for a fraction of the price. Perl's way sets
+ * each variable with setenv(3) and, leaving, clears the environment
+ * and sets each of the worker's again; here the runs get a hash of
+ * their own (with %ENV's magic: what a script sets, deletes or clears
+ * reaches the C environment through perl, as always) and `environ` an
+ * array built in one go. The worker's hash and array are only put
+ * aside. What the script does to `environ` (setenv copies it to an
+ * array of the C library's own, unsetenv and clearenv edit it in
+ * place) never frees ours: the array and its strings are freed at
+ * kd_env_leave, whichever array environ points at by then. The runs'
+ * hash is kept and brought up to date for each run (most values are
+ * the same from one request to the next): a new hash a run cost a
+ * magic element and two allocations per variable, and as many frees. */
+static void
+kd_env_enter(pTHX_ HV *env, HV *fixed)
+{
+    static U16 stamp;
+    kd_vars v;
+    HE *he;
+    size_t i;
+    HV *hv;
+    U32 magic;
+    /* (a run that died before its env_leave: the worker's first) */
+    kd_env_leave(aTHX);
+    if (!env_swap.run_hv) {
+        env_swap.run_hv = newHV();
+        hv_magic(env_swap.run_hv, NULL, PERL_MAGIC_env);
+    }
+    hv = env_swap.run_hv;
+    kd_vars_begin(aTHX_ &v);
+    kd_request_vars(aTHX_ env, fixed, &v);
+    /* (perl's my_setenv allocates and frees these with safesysmalloc) */
+    env_swap.strings = (char **)safesysmalloc((v.count + 1) * sizeof(char *));
+    env_swap.array = (char **)safesysmalloc((v.count + 1) * sizeof(char *));
+    /* The hash is edited with its magic off: deleting an element would
+     * unset the variable in the worker's environment (still `environ`),
+     * and a new element is given its %ENV magic here, as perl's store
+     * would, so that what the script sets reaches the C environment.
+     * Each element set for this run is stamped (in its magic's private
+     * field); those not stamped are the last run's, gone now. */
+    if (++stamp == 0)
+        stamp = 1;
+    magic = SvFLAGS(hv) & (SVs_GMG | SVs_SMG | SVs_RMG);
+    SvFLAGS(hv) &= ~magic;
+    for (i = 0; i < v.count; i++) {
+        const char *key = v.var[i].key, *val;
+        I32 klen = v.var[i].klen;
+        STRLEN vlen;
+        char *entry;
+        SV **old = hv_fetch(hv, key, klen, 0), *sv;
+        MAGIC *mg = old ? mg_find(*old, PERL_MAGIC_envelem) : NULL;
+        val = SvPV(v.var[i].value, vlen);
+        if (mg) {
+            sv = *old;
+            if (SvREADONLY(sv) || SvROK(sv) || SvIsCOW(sv))
+                sv_force_normal_flags(sv, SV_COW_DROP_PV);
+            if (!SvPOK(sv) || SvCUR(sv) != vlen || memNE(SvPVX(sv), val, vlen) || SvUTF8(sv) != SvUTF8(v.var[i].value))
+                sv_setsv_flags(sv, v.var[i].value, SV_NOSTEAL);
+        } else {
+            /* (not one of ours, or new: replaced) */
+            sv = newSVsv(v.var[i].value);
+            sv_magic(sv, NULL, PERL_MAGIC_envelem, key, klen);
+            mg = mg_find(sv, PERL_MAGIC_envelem);
+            (void)hv_store(hv, key, klen, sv, 0);
+        }
+        mg->mg_private = stamp;
+        entry = (char *)safesysmalloc(klen + vlen + 2);
+        Copy(key, entry, klen, char);
+        entry[klen] = '=';
+        Copy(val, entry + klen + 1, vlen, char);
+        entry[klen + 1 + vlen] = '\0';
+        env_swap.strings[i] = env_swap.array[i] = entry;
+    }
+    /* what the last run had and this one has not (a header of its
+     * request, or a variable its script set) */
+    if (HvUSEDKEYS(hv) > v.count) {
+        AV *gone = newAV();
+        hv_iterinit(hv);
+        while ((he = hv_iternext(hv))) {
+            MAGIC *mg = mg_find(HeVAL(he), PERL_MAGIC_envelem);
+            if (!mg || mg->mg_private != stamp)
+                av_push(gone, newSVhek(HeKEY_hek(he)));
+        }
+        while (av_count(gone)) {
+            SV *key = av_pop(gone);
+            (void)hv_delete_ent(hv, key, G_DISCARD, 0);
+            SvREFCNT_dec(key);
+        }
+        SvREFCNT_dec((SV *)gone);
+    }
+    SvFLAGS(hv) |= magic;
+    env_swap.strings[v.count] = env_swap.array[v.count] = NULL;
+    env_swap.count = v.count;
+    kd_vars_end(&v);
+    env_swap.worker_environ = environ;
+    env_swap.worker_hv = GvHV(PL_envgv);
+    GvHV(PL_envgv) = (HV *)SvREFCNT_inc_simple_NN((SV *)hv);
+    environ = env_swap.array;
+    env_swap.active = 1;
+}

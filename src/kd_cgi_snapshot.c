@@ -1,0 +1,109 @@
+/* kd_cgi_snapshot.c - a script's package variables put back after an
+ * in-process run.
+ * The CGI runner's C, with the perl API: included by Kamado.xs after
+ * the parts before it (kd_cgi_env.c, kd_cgi_world.c, kd_cgi_io.c,
+ * kd_cgi_snapshot.c); their XS is xs/CGI.xsh. */
+
+/* Kamado::CGI::Snapshot: a script's package variables put back after a
+ * run, from VARS ([glob ref, scalar, array ref, hash ref, was open]...,
+ * see Snapshot.pm): what the Perl loop did for each glob, in C (a legacy
+ * script with fifty globals paid a thousand Perl ops a request for it).
+ * A value that is a reference is deep-copied by the Perl's _copy, so
+ * that the run cannot change the snapshot through it. Adds to OPENED the
+ * globs whose files the run opened, for the caller to close (perl's
+ * close, with its flush and lock release). */
+static SV *
+kd_snapshot_copy(pTHX_ SV *value)
+{
+    dSP;
+    SV *copy;
+    int n;
+    ENTER;
+    SAVETMPS;
+    PUSHMARK(SP);
+    XPUSHs(value);
+    PUTBACK;
+    n = call_pv("Kamado::CGI::Snapshot::_copy", G_SCALAR);
+    SPAGAIN;
+    copy = n == 1 ? newSVsv(POPs) : newSV(0);
+    PUTBACK;
+    FREETMPS;
+    LEAVE;
+    return copy;
+}
+
+static int
+kd_tied(SV *sv, char how)
+{
+    return SvRMAGICAL(sv) && mg_find(sv, how) != NULL;
+}
+
+static void
+kd_snapshot_restore(pTHX_ AV *vars, AV *opened)
+{
+    SSize_t i, n = av_count(vars);
+    for (i = 0; i < n; i++) {
+        SV **varp = av_fetch(vars, i, 0), **slot;
+        AV *var;
+        GV *gv;
+        SV *scalar, *array, *hash, *sv;
+        IO *io;
+        if (!varp || !SvROK(*varp) || SvTYPE(SvRV(*varp)) != SVt_PVAV)
+            continue;
+        var = (AV *)SvRV(*varp);
+        if (av_count(var) < 5 || !(slot = av_fetch(var, 0, 0)) || !SvROK(*slot) || !isGV_with_GP(SvRV(*slot)))
+            continue;
+        gv = (GV *)SvRV(*slot);
+        scalar = *av_fetch(var, 1, 0);
+        array = *av_fetch(var, 2, 0);
+        hash = *av_fetch(var, 3, 0);
+        /* a file the run opened is closed, as at a process's exit (a
+         * lock it holds is released) */
+        io = GvIOp(gv);
+        if (io && IoIFP(io) && PerlIO_fileno(IoIFP(io)) >= 0 && !SvTRUE(*av_fetch(var, 4, 0)))
+            av_push(opened, newRV_inc((SV *)gv));
+        sv = SvOK(scalar) ? GvSVn(gv) : GvSV(gv);
+        if (sv && !kd_tied(sv, PERL_MAGIC_tiedscalar) && !SvREADONLY(sv)) {
+            if (SvROK(scalar)) {
+                SV *copy = kd_snapshot_copy(aTHX_ scalar);
+                sv_setsv_mg(sv, copy);
+                SvREFCNT_dec(copy);
+            } else if (SvOK(scalar) || SvOK(sv) || SvMAGICAL(sv)) {
+                sv_setsv_mg(sv, scalar);
+            }
+        }
+        if (GvAV(gv) && !kd_tied((SV *)GvAV(gv), PERL_MAGIC_tied)) {
+            AV *av = GvAV(gv);
+            if (SvROK(array)) {
+                SV *copy = kd_snapshot_copy(aTHX_ array);
+                AV *from = SvROK(copy) && SvTYPE(SvRV(copy)) == SVt_PVAV ? (AV *)SvRV(copy) : NULL;
+                SSize_t j, count = from ? av_count(from) : 0;
+                av_clear(av);
+                for (j = 0; j < count; j++) {
+                    SV **e = av_fetch(from, j, 0);
+                    av_store(av, j, e ? newSVsv(*e) : newSV(0));
+                }
+                SvREFCNT_dec(copy);
+            } else if (av_count(av) > 0) {
+                av_clear(av);
+            }
+        }
+        if (GvHV(gv) && !kd_tied((SV *)GvHV(gv), PERL_MAGIC_tied)) {
+            HV *hv = GvHV(gv);
+            if (SvROK(hash)) {
+                SV *copy = kd_snapshot_copy(aTHX_ hash);
+                HV *from = SvROK(copy) && SvTYPE(SvRV(copy)) == SVt_PVHV ? (HV *)SvRV(copy) : NULL;
+                HE *he;
+                hv_clear(hv);
+                if (from) {
+                    hv_iterinit(from);
+                    while ((he = hv_iternext(from)))
+                        (void)hv_store_ent(hv, hv_iterkeysv(he), newSVsv(HeVAL(he)), 0);
+                }
+                SvREFCNT_dec(copy);
+            } else if (HvUSEDKEYS(hv) > 0) {
+                hv_clear(hv);
+            }
+        }
+    }
+}
