@@ -14,4 +14,9 @@ on test => sub {
     requires 'LWP::UserAgent', '6.00';
     requires 'HTTP::Status', '6.00';
     requires 'CGI', '4.00';    # the legacy CGI fixtures use CGI.pm
+    # t/dbi/: private MariaDB and PostgreSQL servers, and SQLite
+    requires 'DBI', '1.631';
+    requires 'DBD::MariaDB', '1.00';
+    requires 'DBD::Pg', '3.0';
+    requires 'DBD::SQLite', '1.40';
 };

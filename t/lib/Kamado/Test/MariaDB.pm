@@ -1,0 +1,150 @@
+package Kamado::Test::MariaDB;
+use 5.024;
+use strict;
+use warnings;
+
+# A private MariaDB server for a test file: a data directory made by
+# mariadb-install-db under a temporary directory, mariadbd on a free
+# loopback port (and a unix socket there), a database and a user with a
+# password for the code under test, root over the socket for the test's
+# own admin SQL. Stopped by PID when the object goes (or the test ends).
+#
+#   my $db = Kamado::Test::MariaDB->start;
+#   DBI->connect($db->dsn, $db->user, $db->password);
+#   $db->sql('KILL CONNECTION ?', $id);   $db->restart;
+
+use DBI;
+use File::Temp ();
+use POSIX ();
+use Kamado::Test::DB::Server qw(free_port spawn stop_pid wait_for run_as);
+
+# the smallest InnoDB that starts: given to the install and to each start
+my @INNODB = qw(--innodb-log-file-size=4M --innodb-buffer-pool-size=8M
+    --innodb-data-file-path=ibdata1:4M:autoextend --innodb-flush-log-at-trx-commit=0);
+
+sub _bin {
+    my ($name) = @_;
+    for (split(/:/, $ENV{PATH} // ''), '/usr/sbin', '/usr/bin', '/usr/local/sbin', '/usr/local/bin') {
+        return "$_/$name" if -x "$_/$name";
+    }
+    die "$name is not installed (dev/deps installs mariadb-server)\n";
+}
+
+sub start {
+    my ($class) = @_;
+    my $tmp = File::Temp->newdir('kamado-mariadb-XXXXXX', TMPDIR => 1);
+    my $self = bless { tmp => $tmp, dir => "$tmp", user => 'kamado', password => 'kamado-pw', database => 'kamado' },
+        $class;
+    my ($uid, $gid) = run_as();
+    @$self{qw(uid gid)} = ($uid, $gid);
+    # (as root, mariadbd needs --user; it then keeps root's identity)
+    $self->{as_user} = $> == 0 ? ['--user=root'] : [];
+    my $log = "$self->{dir}/install.log";
+    system(join(' ', map { quotemeta } _bin('mariadb-install-db'), '--no-defaults', "--datadir=$self->{dir}/data",
+        @INNODB, '--auth-root-authentication-method=normal', '--skip-test-db', $self->{as_user}->@*) . " >$log 2>&1") == 0
+        or die "mariadb-install-db failed:\n" . Kamado::Test::DB::Server::_slurp($log);
+    $self->_start;
+    my $dbh = $self->admin;
+    $dbh->do("CREATE DATABASE $self->{database}");
+    for my $host ('127.0.0.1', 'localhost') {
+        $dbh->do("CREATE USER '$self->{user}'\@'$host' IDENTIFIED BY '$self->{password}'");
+        $dbh->do("GRANT ALL ON $self->{database}.* TO '$self->{user}'\@'$host'");
+    }
+    return $self;
+}
+
+# mariadbd on a free port, waited for by connecting; a port taken meanwhile
+# by another process is retried on another.
+sub _start {
+    my ($self) = @_;
+    for my $try (1 .. 5) {
+        $self->{port} //= free_port();
+        my $log = "$self->{dir}/server.log";
+        my $pid = spawn({ log => $log },
+            _bin('mariadbd'), '--no-defaults', "--datadir=$self->{dir}/data", @INNODB, $self->{as_user}->@*,
+            "--socket=$self->{dir}/sock", "--port=$self->{port}", '--bind-address=127.0.0.1',
+            "--pid-file=$self->{dir}/pid", '--skip-name-resolve', '--skip-log-bin', '--max-connections=200',
+            '--skip-host-cache', "--log-error=$log");
+        if (wait_for($pid, sub { $self->_probe }, $log)) {
+            $self->{pid} = $pid;
+            return;
+        }
+        my $text = Kamado::Test::DB::Server::_slurp($log);
+        die "mariadbd did not start:\n$text" unless $text =~ /Address already in use/;
+        delete $self->{port};
+    }
+    die "mariadbd: no free port after 5 tries\n";
+}
+
+sub _probe {
+    my ($self) = @_;
+    return -S "$self->{dir}/sock" && eval {
+        DBI->connect("DBI:MariaDB:mariadb_socket=$self->{dir}/sock", 'root', '', { PrintError => 0, RaiseError => 1 })
+    };
+}
+
+sub dsn { "DBI:MariaDB:database=$_[0]{database};host=127.0.0.1;port=$_[0]{port}" }
+sub user     { $_[0]{user} }
+sub password { $_[0]{password} }
+sub port     { $_[0]{port} }
+sub pid      { $_[0]{pid} }
+
+# A root connection over the unix socket, for the test's admin SQL (made
+# again after a restart).
+sub admin {
+    my ($self) = @_;
+    return $self->{admin} if $self->{admin} && $self->{admin_pid} == $self->{pid} && $self->{admin}->ping;
+    $self->{admin_pid} = $self->{pid};
+    return $self->{admin} = DBI->connect("DBI:MariaDB:database=mysql;mariadb_socket=$self->{dir}/sock", 'root', '',
+        { PrintError => 0, RaiseError => 1, AutoCommit => 1 });
+}
+
+# sql(SQL, BIND...) as root: the rows of a query (array refs), or the
+# count of a statement.
+sub sql {
+    my ($self, $sql, @bind) = @_;
+    my $dbh = $self->admin;
+    my $sth = $dbh->prepare($sql);
+    my $n = $sth->execute(@bind);
+    return $sth->{NUM_OF_FIELDS} ? $sth->fetchall_arrayref : $n;
+}
+
+# The ids of the connections the test user has open now.
+sub connections {
+    my ($self) = @_;
+    return sort { $a <=> $b } map { $_->[0] }
+        $self->sql('SELECT ID FROM information_schema.PROCESSLIST WHERE USER = ?', $self->{user})->@*;
+}
+
+sub kill_connection {
+    my ($self, $id) = @_;
+    $self->sql("KILL CONNECTION " . ($id + 0));
+}
+
+# Stops the server and starts it again on the same port and data.
+sub restart {
+    my ($self) = @_;
+    $self->stop;
+    $self->_start;
+}
+
+sub stop {
+    my ($self) = @_;
+    delete $self->{admin};
+    stop_pid(delete $self->{pid}, 'TERM');
+}
+
+sub DESTROY {
+    my ($self) = @_;
+    local ($?, $@);
+    $self->stop if $self->{pid};
+}
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::Test::MariaDB - a private MariaDB server for a test file
+
+=cut
