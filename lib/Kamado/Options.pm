@@ -46,6 +46,7 @@ our @TABLE = (
     ['user',                   '=s',  undef,  'user (name or uid) to run as once the listeners are bound, with its groups'],
     ['group',                  '=s',  undef,  'group (name or gid) to run as, instead of the --user\'s own'],
     ['socket-mode',            '=s',  undef,  'octal mode of the unix sockets kamado makes, such as 0660 (owner and group: --user, --group)'],
+    ['pid-file',               '=s',  undef,  'file the supervisor\'s pid is written to (as root, before --user), removed at exit'],
     ['error-log',              '=s',  undef,  'file the log (and every process\'s STDERR) is appended to; USR1 reopens it'],
     ['preload',                '!',   1,      'load the app in the generation before forking its workers'],
     ['cgi-bin',                '=s@', undef,  'DIR (at /cgi-bin) or /PREFIX=DIR: a directory of CGI scripts (repeatable)'],

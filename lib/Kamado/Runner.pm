@@ -8,6 +8,7 @@ use Kamado::Listener;
 use Kamado::Options;
 use Kamado::CGI ();
 use Kamado::ErrorLog;
+use Kamado::PidFile;
 use Kamado::Prefork;
 use Kamado::Privileges;
 use Kamado::Supervisor;
@@ -148,6 +149,10 @@ sub serve {
     my $ids = Kamado::Privileges->resolve(@$opt{qw(user group)});
     Kamado::ErrorLog->open_file($opt->{error_log}) if defined $opt->{error_log};
     my ($min, $max) = $class->worker_bounds($opt);
+    # written as root, before the listeners (a second server started by
+    # mistake stops here, naming the pid, not at its bind); removed when
+    # this scope ends, by a return or a die
+    my $pid_file = defined $opt->{pid_file} ? Kamado::PidFile->create($opt->{pid_file}) : undef;
     my @listeners = $class->listeners($opt);
     # bound and opened as root; the app loaded and served as --user
     $_->set_access(defined $opt->{socket_mode} ? oct $opt->{socket_mode} : undef, $ids ? @$ids{qw(uid gid)} : ())
@@ -205,6 +210,7 @@ sub serve {
     # into death by signal while Perl shuts down
     $SIG{$_} = 'IGNORE' for qw(TERM QUIT INT HUP);
     $_->remove for @listeners;
+    $pid_file->remove if $pid_file;
     return $status;
 }
 
