@@ -48,6 +48,7 @@ our @TABLE = (
     ['socket-mode',            '=s',  undef,  'octal mode of the unix sockets kamado makes, such as 0660 (owner and group: --user, --group)'],
     ['pid-file',               '=s',  undef,  'file the supervisor\'s pid is written to (as root, before --user), removed at exit'],
     ['error-log',              '=s',  undef,  'file the log (and every process\'s STDERR) is appended to; USR1 reopens it'],
+    ['reload|r',               '!',   0,      'development: load the app afresh in a new generation (as HUP does) when a file under its directory or an -I directory changes'],
     ['preload',                '!',   1,      'load the app in the generation before forking its workers'],
     ['cgi-bin',                '=s@', undef,  'DIR (at /cgi-bin) or /PREFIX=DIR: a directory of CGI scripts (repeatable)'],
     ['cgi-docroot',            '=s@', undef,  'DIR (at /) or /PREFIX=DIR: a document root with CGI scripts beside static files: names with a --cgi-ext extension run as CGI, other files are sent (repeatable)'],

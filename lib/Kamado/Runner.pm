@@ -12,6 +12,7 @@ use Kamado::PidFile;
 use Kamado::Prefork;
 use Kamado::Privileges;
 use Kamado::Supervisor;
+use File::Basename ();
 use List::Util ();
 use Plack::Util ();
 use Scalar::Util ();
@@ -53,7 +54,9 @@ sub run_cli {
         return $app;
     };
     my $loader = @cgi ? sub { with_cgi(\@cgi, $opt, defined $file ? $load_psgi->() : undef) } : $load_psgi;
-    return $class->serve($opt, loader => $loader);
+    # (CGI directories are not watched: a script is recompiled when it changes)
+    my @watch = ((defined $file ? File::Basename::dirname($file) : ()), ($opt->{include} // [])->@*);
+    return $class->serve($opt, loader => $loader, watch => \@watch);
 }
 
 # --cgi-bin DIR (at /cgi-bin) or /PREFIX=DIR, and --cgi-docroot DIR (at
@@ -153,6 +156,7 @@ sub serve {
     # mistake stops here, naming the pid, not at its bind); removed when
     # this scope ends, by a return or a die
     my $pid_file = defined $opt->{pid_file} ? Kamado::PidFile->create($opt->{pid_file}) : undef;
+    my $watch = $opt->{reload} ? $class->reload_watch($opt, $app{watch}) : undef;
     my @listeners = $class->listeners($opt);
     # bound and opened as root; the app loaded and served as --user
     $_->set_access(defined $opt->{socket_mode} ? oct $opt->{socket_mode} : undef, $ids ? @$ids{qw(uid gid)} : ())
@@ -203,6 +207,7 @@ sub serve {
             loader       => $loader,
             preload      => $opt->{preload} || !$app{loader},
             load_timeout => $opt->{load_timeout},
+            watch        => $watch,
             on_ready     => $on_ready,
         )->run;
     }
@@ -212,6 +217,17 @@ sub serve {
     $_->remove for @listeners;
     $pid_file->remove if $pid_file;
     return $status;
+}
+
+# --reload: {dirs => the existing directories to watch, ignore => the
+# files kamado itself writes there}; dies with one line when there is
+# nothing to watch or no supervisor to reload.
+sub reload_watch {
+    my ($class, $opt, $dirs) = @_;
+    die "kamado: --reload needs --workers 1 or more (it starts new generations, as HUP does)\n" unless $opt->{workers};
+    my @dirs = grep { -d } ($dirs // [])->@*;
+    die "kamado: --reload: no directory to watch (the app's directory, or -I DIR)\n" unless @dirs;
+    return { dirs => \@dirs, ignore => [grep { defined } @$opt{qw(error_log pid_file scoreboard access_log)}] };
 }
 
 # Autoscaling bounds: (min, max) when --min-workers or --max-workers is

@@ -3,6 +3,7 @@ use 5.024;
 use strict;
 use warnings;
 
+use List::Util ();
 use POSIX qw(WNOHANG);
 use Time::HiRes ();
 use Kamado;
@@ -25,7 +26,12 @@ use Kamado::Process;
 # one that has not served within --load-timeout, and draining ones beyond
 # MAX_DRAINING or DRAIN_SLACK seconds past --graceful-timeout (their own
 # deadline has failed them).
-use constant { MAX_DRAINING => 2, DRAIN_SLACK => 5 };
+#
+# With --reload, a watcher process (Kamado::Reload) reports changed
+# files; a reload is the same as HUP, once no change has come for
+# SETTLE seconds (an editor's save, a git checkout: one reload), and once
+# a generation still loading has served or failed.
+use constant { MAX_DRAINING => 2, DRAIN_SLACK => 5, SETTLE => 0.3 };
 
 sub new {
     my ($class, %args) = @_;
@@ -35,6 +41,7 @@ sub new {
         preload      => $args{preload},        # load in the generation, or in each worker
         on_ready     => $args{on_ready},       # once the first generation serves
         load_timeout => $args{load_timeout} // 60,    # seconds; 0: none
+        watch        => $args{watch},          # --reload: {dirs => [...], ignore => [...]}
         log          => $args{log} || sub { print STDERR "[kamado] [$$] @_\n" },
         generations  => {},                    # pid => { number, status pipe, state }
         number       => 0,
@@ -49,6 +56,7 @@ sub run {
     local $0 = "kamado supervisor $0";
     Kamado::Process::catch_signals(\%signal, keys %Kamado::Process::FLAG);
 
+    $self->_start_watcher if $self->{watch};
     my $first = $self->_start_generation;
     my ($ready, $why, $status) = $self->_wait_for($first, \%signal);
     if (!defined $ready) {
@@ -56,6 +64,7 @@ sub run {
         return 0;                           # stopped while loading
     }
     if (!$ready) {
+        $self->_stop_watcher;
         return 1 if $status == 1 << 8;      # it gave up, and logged why
         die "kamado: $why\n";
     }
@@ -70,9 +79,10 @@ sub run {
                 $self->{log}->('HUP: a new generation is still loading; this HUP is ignored');
             } else {
                 $self->{log}->('HUP: loading the application afresh in a new generation');
-                $self->{pending} = $self->_start_generation;
+                $self->_reload;
             }
         }
+        $self->_check_watcher;
         if (delete $signal{reopen}) {
             $self->{log}->('USR1: reopened ' . Kamado::ErrorLog->path)
                 if Kamado::ErrorLog->path && Kamado::ErrorLog->reopen;
@@ -99,10 +109,56 @@ sub run {
         next if $signal{child} || $signal{reload} || $signal{stop};
         my $rin = '';
         vec($rin, fileno $self->{generations}{ $self->{pending} }{status}, 1) = 1 if $self->{pending};
-        select $rin, undef, undef, 1;       # a signal or the pending generation's word ends it
+        vec($rin, fileno $self->{watcher}->fh, 1) = 1 if $self->{watcher};
+        my $wait = 1;
+        $wait = List::Util::max(0, List::Util::min($wait, $self->{reload_at} - Time::HiRes::time()))
+            if $self->{reload_at} && !$self->{pending};
+        select $rin, undef, undef, $wait;   # a signal, a word from a child, or the settle time ends it
     }
     $self->_stop_all(\%signal);
     return 0;
+}
+
+# A new generation, as HUP and --reload start it.
+sub _reload {
+    my ($self) = @_;
+    $self->{pending} = $self->_start_generation;
+}
+
+sub _start_watcher {
+    my ($self) = @_;
+    require Kamado::Reload;
+    $self->{watcher} = Kamado::Reload->start($self->{watch}->%*);
+    # the first generation loads meanwhile; a change made from now on
+    # is seen once the watches are set
+    vec(my $rin = '', fileno $self->{watcher}->fh, 1) = 1;
+    my $deadline = Time::HiRes::time() + 10;
+    select my $rout = $rin, undef, undef, 0.1
+        until $self->{watcher}->watching || !kill(0, $self->{watcher}->pid) || Time::HiRes::time() > $deadline;
+    $self->{log}->('--reload: watching ' . join(', ', $self->{watcher}->dirs) . ' for changes');
+}
+
+# --reload: changed files push the reload SETTLE seconds on; it starts
+# when they have settled and no generation is loading.
+sub _check_watcher {
+    my ($self) = @_;
+    my $watcher = $self->{watcher} or return;
+    if (my @changed = $watcher->changed) {
+        $self->{changed}{$_} = 1 for @changed;
+        $self->{reload_at} = Time::HiRes::time() + SETTLE;
+    }
+    return unless $self->{reload_at} && Time::HiRes::time() >= $self->{reload_at} && !$self->{pending};
+    my @files = sort keys delete($self->{changed})->%*;
+    delete $self->{reload_at};
+    $self->{log}->('--reload: ' . (@files > 3 ? scalar(@files) . " files changed, among them @files[0 .. 2]" : "changed: @files")
+        . '; loading the application afresh in a new generation');
+    $self->_reload;
+}
+
+sub _stop_watcher {
+    my ($self) = @_;
+    my $watcher = delete $self->{watcher} or return;
+    $watcher->stop;
 }
 
 # Forks a generation; returns its pid. It says "ready" on its status pipe
@@ -251,8 +307,13 @@ sub _reap {
     my ($self) = @_;
     my $current_status;
     while ((my $pid = waitpid(-1, WNOHANG)) > 0) {
-        my $gen = delete $self->{generations}{$pid} // next;
         my $status = $?;
+        if ($self->{watcher} && $pid == $self->{watcher}->pid) {
+            delete $self->{watcher};
+            $self->{log}->('the --reload watcher exited with ' . Kamado::Process::how($status) . '; changes are not watched any more');
+            next;
+        }
+        my $gen = delete $self->{generations}{$pid} // next;
         if ($self->{pending} && $pid == $self->{pending}) {
             delete $self->{pending};
             my $said = $self->_read_status($gen) =~ s/\s+\z//r;
@@ -277,6 +338,7 @@ sub _reap {
 # all; an INT while they drain stops them at once.
 sub _stop_all {
     my ($self, $signal) = @_;
+    $self->_stop_watcher;
     Kamado::Process::stop_children(children => $self->{generations}, flags => $signal);
 }
 
