@@ -8,6 +8,7 @@ use Kamado::Listener;
 use Kamado::Options;
 use Kamado::CGI ();
 use Kamado::ErrorLog;
+use Kamado::Notify;
 use Kamado::PidFile;
 use Kamado::Prefork;
 use Kamado::Privileges;
@@ -157,6 +158,7 @@ sub serve {
     # this scope ends, by a return or a die
     my $pid_file = defined $opt->{pid_file} ? Kamado::PidFile->create($opt->{pid_file}) : undef;
     my $watch = $opt->{reload} ? $class->reload_watch($opt, $app{watch}) : undef;
+    Kamado::Notify->init;
     my @listeners = $class->listeners($opt);
     # bound and opened as root; the app loaded and served as --user
     $_->set_access(defined $opt->{socket_mode} ? oct $opt->{socket_mode} : undef, $ids ? @$ids{qw(uid gid)} : ())
@@ -169,6 +171,7 @@ sub serve {
             defined $max ? " with $min to $max workers" : " with $opt->{workers} workers",
             (map { '; ' . _describe_pool($_) } ($opt->{pool} // [])->@*),
             ($as_root ? '; running as root: the app and CGI scripts run as root too (--user drops it)' : ()), "\n";
+        Kamado::Notify->send('READY=1', 'STATUS=serving');
         $opt->{server_ready}->({
             host => $listeners[0]->host, port => $listeners[0]->port,
             proto => 'http', server_software => 'Kamado',

@@ -9,6 +9,7 @@ use Time::HiRes ();
 use Kamado;
 use Kamado::ErrorLog;
 use Kamado::Prefork;
+use Kamado::Notify;
 use Kamado::Process;
 
 # The process kamado's users signal. It never loads the application: it
@@ -122,6 +123,7 @@ sub run {
 # A new generation, as HUP and --reload start it.
 sub _reload {
     my ($self) = @_;
+    Kamado::Notify->send('RELOADING=1', 'STATUS=loading the application in a new generation');
     $self->{pending} = $self->_start_generation;
 }
 
@@ -252,6 +254,7 @@ sub _check_pending {
     my $gen = $self->{generations}{$pid} or return;
     return unless $self->_read_status($gen) =~ /^ready$/m;
     delete $self->{pending};
+    Kamado::Notify->send('READY=1', "STATUS=generation $gen->{number} serves");
     if (my $old = $self->{current}) {
         $self->{log}->("generation $gen->{number} serves; generation $self->{generations}{$old}{number} finishes its requests and exits");
         kill TERM => $old;
@@ -316,6 +319,8 @@ sub _reap {
         my $gen = delete $self->{generations}{$pid} // next;
         if ($self->{pending} && $pid == $self->{pending}) {
             delete $self->{pending};
+            # the old generation serves on: ready as before
+            Kamado::Notify->send('READY=1', "STATUS=generation $gen->{number} failed to start") if $self->{current};
             my $said = $self->_read_status($gen) =~ s/\s+\z//r;
             $self->{log}->("generation $gen->{number} failed to start ("
                 . ($gen->{why} || $said || Kamado::Process::how($status)) . ')'
@@ -338,6 +343,7 @@ sub _reap {
 # all; an INT while they drain stops them at once.
 sub _stop_all {
     my ($self, $signal) = @_;
+    Kamado::Notify->send('STOPPING=1');
     $self->_stop_watcher;
     Kamado::Process::stop_children(children => $self->{generations}, flags => $signal);
 }
