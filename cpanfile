@@ -3,6 +3,8 @@ requires 'Plack', '1.0';
 requires 'Stream::Buffered', '0.02';
 requires 'Server::Starter', '0.30';
 requires 'HTTP::Date';
+requires 'Filesys::Notify::Simple';    # --reload
+recommends 'Linux::Inotify2';          # --reload without a scan every 2 s
 
 on configure => sub {
     requires 'ExtUtils::MakeMaker', '6.64';
