@@ -31,7 +31,11 @@ sub ignored {
 sub start {
     my ($class, %arg) = @_;
     require Filesys::Notify::Simple;
-    my @dirs = map { Cwd::abs_path($_) // $_ } $arg{dirs}->@*;
+    # (a path inside another one is watched with it)
+    my @dirs;
+    for my $path (sort { length $a <=> length $b } map { Cwd::abs_path($_) // $_ } $arg{dirs}->@*) {
+        push @dirs, $path unless grep { $path eq $_ || index($path, "$_/") == 0 } @dirs;
+    }
     my %ignore = map { ((Cwd::abs_path($_) // $_) => 1) } grep { defined } ($arg{ignore} // [])->@*;
     pipe(my $r, my $w) or die "kamado: --reload: can't create a pipe: $!\n";
     my ($pid, $mask) = Kamado::Process::fork_signals_blocked();

@@ -228,7 +228,7 @@ sub serve {
 sub reload_watch {
     my ($class, $opt, $dirs) = @_;
     die "kamado: --reload needs --workers 1 or more (it starts new generations, as HUP does)\n" unless $opt->{workers};
-    my @dirs = grep { -d } ($dirs // [])->@*;
+    my @dirs = grep { -e } ($dirs // [])->@*;
     die "kamado: --reload: no directory to watch (the app's directory, or -I DIR)\n" unless @dirs;
     return { dirs => \@dirs, ignore => [grep { defined } @$opt{qw(error_log pid_file scoreboard access_log)}] };
 }

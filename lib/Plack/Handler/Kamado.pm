@@ -17,7 +17,9 @@ sub new {
         my $opt = Kamado::Options->from_handler_args(@args);
         ($opt, Kamado::Runner::cgi_mounts($opt));
     } or die _kamado($@);
-    return bless { options => $opt, cgi => \@cgi }, $class;
+    my $self = bless { options => $opt, cgi => \@cgi }, $class;
+    _take_over_restarter($self) if $opt->{workers};
+    return $self;
 }
 
 sub run {
@@ -26,6 +28,57 @@ sub run {
     my $status = eval { Kamado::Runner->serve($self->{options}, app => $app) } // die _kamado($@);
     return $status;
 }
+
+# plackup -r and -R. Plack::Runner makes the handler from
+# load_server($runner, $loader) and then calls $loader->run($handler); its
+# loader for -r/-R, Plack::Loader::Restarter, holds the paths to watch
+# and the app's builder (code that loads the app afresh), and would run
+# the whole server in a child, killed and started again on each change,
+# refusing connections in between and serving nothing after a compile
+# error. When the handler is made that way, the loader is given
+# Kamado's run instead: the supervisor watches the paths (--reload) and
+# each generation calls the builder, so a change is served like a HUP.
+# Anything else (no such caller, other fields) leaves plackup's restarter
+# as it is.
+sub _take_over_restarter {
+    my ($self) = @_;
+    my $loader;
+    {
+        package DB;    # (caller from package DB sets @DB::args to the frame's arguments)
+        for (my $i = 1; my @frame = caller($i); $i++) {
+            next unless $frame[3] eq 'Plack::Runner::load_server';
+            $loader = $DB::args[1];
+            last;
+        }
+    }
+    return unless ref $loader eq 'Plack::Loader::Restarter'
+        && ref $loader->{watch} eq 'ARRAY' && ref $loader->{builder} eq 'CODE';
+    $loader->{kamado} = $self;
+    bless $loader, 'Plack::Handler::Kamado::Restarter';
+}
+
+# Kamado's reload, as plackup -r/-R's loader (see above).
+sub run_reloading {
+    my ($self, $builder, $watch) = @_;
+    my $loader = sub {
+        my $app = $builder->();
+        return $self->{cgi}->@* ? Kamado::Runner::with_cgi($self->{cgi}, $self->{options}, $app) : $app;
+    };
+    my $status = eval { Kamado::Runner->serve({ $self->{options}->%*, reload => 1 }, loader => $loader, watch => $watch) }
+        // die _kamado($@);
+    return $status;
+}
+
+package Plack::Handler::Kamado::Restarter;
+our @ISA = ('Plack::Loader::Restarter');
+
+sub run {
+    my ($self, $server) = @_;
+    return $server->run_reloading($self->{builder}, $self->{watch}) if $server == $self->{kamado};
+    return $self->SUPER::run($server);
+}
+
+package Plack::Handler::Kamado;
 
 sub _kamado { $_[0] =~ /\Akamado: / ? $_[0] : "kamado: $_[0]" }
 
@@ -56,11 +109,16 @@ before anything is bound (C<--workers 2>, C<--max-reqs-per-child 1000>,
 C<--cgi-bin DIR>, repeatable ones repeated); a bad one stops plackup with
 a one-line message naming it.
 
-C<-r> and C<-R DIR> (plackup's restarter, for development) work as with
-other servers: plackup runs the whole Kamado server in a child process
-and, when a watched file changes, stops it with TERM (busy workers get
-C<--graceful-timeout>) and starts a new one, which loads the app again.
-Connections are refused for the moment in between; in production, a HUP
-to kamado replaces the workers without that gap (L<kamado/SIGNALS>).
+C<-r> and C<-R DIR,...> (development) use Kamado's own reload,
+L<kamado/--reload>: plackup watches nothing itself; Kamado's supervisor
+watches the app file's directory, its F<lib> and the C<-R> paths, and on
+a change loads the app afresh in a new generation, as HUP does: no
+connection is refused meanwhile, and when the new code does not compile
+the error is logged and the old code keeps serving. (plackup's own
+restarter, used with other servers, runs the server in a child process
+that it kills and starts again.) This works by recognising plackup's
+restarting loader when plackup makes the handler; were a future plackup
+to work otherwise, its own restarter would run Kamado as it runs any
+server. With C<--workers 0> plackup's restarter is used.
 
 =cut
