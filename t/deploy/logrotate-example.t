@@ -1,0 +1,32 @@
+# examples/logrotate/kamado: after the log is moved away, its postrotate
+# command (run by sh, as logrotate runs it, with the paths moved into a
+# temporary directory) finds kamado by --pid-file and sends USR1; kamado
+# logs to a new file at the same path.
+use strict;
+use warnings;
+use lib 't/lib';
+use Test::More;
+use File::Temp ();
+use Kamado::Test qw(start_server read_response eventually);
+use Kamado::Test::HTTP qw(slurp);
+
+my $dir = File::Temp->newdir;
+open my $fh, '<', 'examples/logrotate/kamado' or die $!;
+my $conf = do { local $/; <$fh> };
+my ($postrotate) = $conf =~ /^\s*postrotate\n(.*?)^\s*endscript/ms or die 'no postrotate';
+my ($logs) = $conf =~ m{^(/\S+)\s*\{}m or die 'no log path';
+like $logs, qr{\A/var/log/kamado/\*\.log\z}, 'it rotates /var/log/kamado/*.log';
+$postrotate =~ s{/run/kamado/}{$dir/}g;
+
+my $log = "$dir/error.log";
+my $server = start_server(no_wait => 1, args => ['--error-log', $log, '--pid-file', "$dir/kamado.pid"],
+    app => 'sub { warn "request\n"; [200, [], ["ok"]] }');
+ok eventually(sub { (slurp($log) // '') =~ /accepting connections/ }), 'kamado logs to the file';
+
+rename $log, "$log.1" or die $!;
+is system('sh', '-c', $postrotate), 0, 'postrotate runs';
+ok eventually(sub { (slurp($log) // '') =~ /USR1: reopened/ }), 'kamado reopened the log at the same path';
+read_response($server->send_get('/'));
+ok eventually(sub { (slurp($log) // '') =~ /^request$/m }), 'and logs there';
+is $server->stop, 0, 'TERM: exit 0';
+done_testing;
