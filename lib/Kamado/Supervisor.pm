@@ -53,6 +53,15 @@ sub new {
 # cannot load the app.
 sub run {
     my ($self) = @_;
+    my $status = eval { $self->_run };
+    my $error = $@;
+    $self->_stop_watcher;
+    die $error unless defined $status;
+    return $status;
+}
+
+sub _run {
+    my ($self) = @_;
     my %signal;
     local $0 = "kamado supervisor $0";
     Kamado::Process::catch_signals(\%signal, keys %Kamado::Process::FLAG);
@@ -65,7 +74,6 @@ sub run {
         return 0;                           # stopped while loading
     }
     if (!$ready) {
-        $self->_stop_watcher;
         return 1 if $status == 1 << 8;      # it gave up, and logged why
         die "kamado: $why\n";
     }
