@@ -385,6 +385,20 @@ and, once it serves, tells the old one to drain;
 TTIN, TTOU and USR1 go to the serving generation, and USR1 also reopens
 C<--error-log> in the supervisor.
 
+=head1 RELOAD
+
+With C<watch> (C<--reload>, or C<plackup -R> through
+L<Plack::Handler::Kamado>), a child process, C<kamado reload watcher>
+(L<Kamado::Reload>), reports changed files on a pipe. Once 0.3 s pass
+without another change, and no generation is loading, the supervisor
+starts a new generation exactly as on HUP.
+
+=head1 NOTIFY
+
+Under systemd's C<Type=notify> (L<Kamado::Notify>): C<READY=1> when a
+generation serves, or fails while the old one serves on; C<RELOADING=1>
+when one starts after the first; C<STOPPING=1> on stop.
+
 =head1 DEADLINES
 
 Each generation leads a process group with its workers. A generation
