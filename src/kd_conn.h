@@ -17,6 +17,13 @@
  * a file body's descriptor) the loop sends too (kd_write_last,
  * kd_write_file_last).
  *
+ * Behind a proxy (kd_loop_set_proxies), a listener may expect a PROXY
+ * protocol header before the first request: the loop reads it (kd_proxy.c
+ * parses it) as it reads heads, a descriptor's worth of waiting, and the
+ * header's source becomes the connection's address; whether that address
+ * (or the socket's peer) is a trusted proxy is decided once per connection
+ * too, for the XS to read X-Forwarded-* by.
+ *
  * The parts: kd_loop.c (epoll, accept, parse, sweep, next, finish),
  * kd_pools.c (routing to other pools, hand-over, receiving), kd_body.c
  * (spooling and reading request bodies), kd_write.c (writes, and the rests

@@ -208,4 +208,12 @@ __END__
 
 Kamado::Listener - a listening socket and its part of the PSGI environment
 
+=head1 DESCRIPTION
+
+One listening socket: bound from a B<--listen> value (C<bind>), or
+inherited from Server::Starter or systemd; its name, the constant part of
+C<%env> its requests get (C<env_template>), and whether it expects a
+PROXY protocol header (C<proxy_protocol>, set by C<mark_proxy_protocol>
+from B<--proxy-protocol>, which names listeners as B<--listen> does).
+
 =cut
