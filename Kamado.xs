@@ -19,6 +19,7 @@
 /* one translation unit, so the compiler can inline across the engine */
 #include "src/kd_parser.c"
 #include "src/kd_head.c"
+#include "src/kd_proxy.c"
 #include "src/kd_util.c"
 #include "src/kd_loop.c"
 #include "src/kd_pools.c"

@@ -62,6 +62,10 @@ that answers without reading never asks for it),
 C<psgix.harakiri> and C<psgix.harakiri.commit> (the worker exits after the
 response), C<psgix.cleanup> and C<psgix.cleanup.handlers> (run after the
 response is sent). C<psgix.io> is not provided.
+Behind a proxy (C<--trusted-proxy>, C<--proxy-protocol>), C<REMOTE_ADDR>,
+C<psgi.url_scheme> and the rest are the client's, and the socket's own
+peer is C<kamado.peer_addr> and C<kamado.peer_port> (L<kamado/BEHIND A
+PROXY>).
 
 An application that dies, or returns something that is not a PSGI
 response (see L</RESPONSE FRAMING> for the status and fields), gets a

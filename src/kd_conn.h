@@ -17,6 +17,13 @@
  * a file body's descriptor) the loop sends too (kd_write_last,
  * kd_write_file_last).
  *
+ * Behind a proxy (kd_loop_set_proxies), a listener may expect a PROXY
+ * protocol header before the first request: the loop reads it (kd_proxy.c
+ * parses it) as it reads heads, a descriptor's worth of waiting, and the
+ * header's source becomes the connection's address; whether that address
+ * (or the socket's peer) is a trusted proxy is decided once per connection
+ * too, for the XS to read X-Forwarded-* by.
+ *
  * The parts: kd_loop.c (epoll, accept, parse, sweep, next, finish),
  * kd_pools.c (routing to other pools, hand-over, receiving), kd_body.c
  * (spooling and reading request bodies), kd_write.c (writes, and the rests
@@ -32,6 +39,7 @@
 #include <sys/uio.h>
 #include "kd_head.h"
 #include "kd_parser.h"
+#include "kd_proxy.h"
 #include "kd_scoreboard.h"
 
 #define KD_BUF_SIZE 65536          /* read size and head limit */
@@ -91,9 +99,16 @@ typedef struct kd_conn {
     int requests;                   /* served on this connection */
     int lingering;                  /* answered with an error, draining input */
     double deadline;                /* for idle or partial heads */
-    char remote_addr[64];
+    char remote_addr[64];           /* REMOTE_ADDR: the peer, or the PROXY header's source */
     size_t remote_addr_len;
     int remote_port;
+    /* behind a proxy (--proxy-protocol, --trusted-proxy) */
+    int proxy_wait;                 /* a PROXY header is due before the first request */
+    int proxied;                    /* a PROXY header came: peer_addr holds the socket's peer */
+    int trusted;                    /* the peer (or the header's source) is a trusted proxy */
+    char peer_addr[64];
+    size_t peer_addr_len;
+    int peer_port;
     struct {
         int route;                  /* route + 1 while waiting to be handed over */
         int prev, next;             /* that route's FIFO, by fd; -1 at the ends */
@@ -169,6 +184,11 @@ typedef struct {
     size_t out_total;               /* deferred bytes held now, all connections */
     size_t spool_total;             /* deferred bytes in temporary files */
     kd_sb_slot *sb;                 /* this worker's scoreboard slot, or NULL */
+    /* behind a proxy; ntrusted 0 and no proxy_protocol: none, and no cost */
+    kd_cidr *trusted;               /* --trusted-proxy blocks */
+    int ntrusted;
+    int trust_unix;                 /* peers on unix sockets are trusted too */
+    unsigned char proxy_protocol[KD_MAX_LISTENERS];  /* listener expects PROXY headers */
     /* cached Date header value */
     long date_sec;
     char date[40];
@@ -176,6 +196,16 @@ typedef struct {
 
 kd_loop *kd_loop_new(const int *listen_fds, int n);
 void kd_loop_free(kd_loop *l);
+
+/* Behind a proxy: the peers whose X-Forwarded-* fields are believed
+ * (blocks, and with trust_unix every peer on a unix socket), decided once
+ * per connection into c->trusted; and the listeners whose connections
+ * start with a PROXY protocol header (proxy_protocol[i] for listener i,
+ * n of them), whose source address becomes the connection's REMOTE_ADDR.
+ * A connection that sends a malformed header, or none within
+ * header_timeout, is closed without an answer. 0, or -1 with errno set. */
+int kd_loop_set_proxies(kd_loop *l, const kd_cidr *blocks, int nblocks, int trust_unix,
+                        const unsigned char *proxy_protocol, int n);
 
 /* Pools: routes[] (prefix, send_fd; the default pool's prefix is empty),
  * my_route the one this worker serves, recv_fd its queue, listen whether

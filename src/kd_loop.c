@@ -107,8 +107,32 @@ void kd_loop_free(kd_loop *l)
     free(l->conns);
     free(l->queue);
     free(l->spare);
+    free(l->trusted);
     close(l->epfd);
     free(l);
+}
+
+int kd_loop_set_proxies(kd_loop *l, const kd_cidr *blocks, int nblocks, int trust_unix,
+                        const unsigned char *proxy_protocol, int n)
+{
+    kd_cidr *copy = NULL;
+    if (nblocks < 0 || n < 0 || n > l->nlisteners) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (nblocks > 0) {
+        if (!(copy = malloc(sizeof *copy * (size_t)nblocks)))
+            return -1;
+        memcpy(copy, blocks, sizeof *copy * (size_t)nblocks);
+    }
+    free(l->trusted);
+    l->trusted = copy;
+    l->ntrusted = nblocks;
+    l->trust_unix = trust_unix;
+    memset(l->proxy_protocol, 0, sizeof l->proxy_protocol);
+    if (n > 0)
+        memcpy(l->proxy_protocol, proxy_protocol, (size_t)n);
+    return 0;
 }
 
 /* Slot for fd; connection structs and their buffers are reused, so a
@@ -323,8 +347,12 @@ static void sweep(kd_loop *l, double now)
         if (c && c->open && !c->serving && c->deadline < now) {
             /* a head or a buffered body not finished in time gets 408,
              * one its pool had no room for 503; idle and lingering
-             * connections just close */
-            if (c->pend.route)
+             * connections just close, and so does one whose PROXY
+             * header did not come in time (its sender is a proxy, not
+             * an HTTP client) */
+            if (c->proxy_wait)
+                kd_conn_close(l, c);
+            else if (c->pend.route)
                 kd_conn_error(l, c, 503);
             else if (c->in.len > c->in.pos && !c->lingering && !c->out.flushing)
                 kd_conn_error(l, c, 408);
@@ -361,12 +389,64 @@ kd_conn *kd_conn_open(kd_loop *l, int fd, int li)
     c->deadline = kd_now() + l->header_timeout;
     c->remote_addr[0] = '\0';
     c->remote_port = 0;
+    c->proxy_wait = l->proxy_protocol[li];
+    c->proxied = 0;
+    c->trusted = 0;
     l->nopen++;
     if (l->sb)
         l->sb->connections = (uint32_t)l->nopen;
     if (l->nopen >= l->max_conns)
         kd_set_listening(l, 0);
     return c;
+}
+
+/* Whether c's peer (REMOTE_ADDR as it stands) is a trusted proxy. */
+static int peer_trusted(const kd_loop *l, const kd_conn *c, int on_unix)
+{
+    kd_addr a;
+    if (on_unix)
+        return l->trust_unix;
+    return l->ntrusted && kd_addr_parse(c->remote_addr, c->remote_addr_len, &a) == 0 &&
+           kd_cidr_match(l->trusted, l->ntrusted, &a);
+}
+
+/* The PROXY header due on c. 1 when it is read (its source address is
+ * now c's), 0 when there is nothing more to do now: more bytes are
+ * awaited, or the connection was closed. The bytes are a proxy's, not an
+ * HTTP client's: no HTTP answer to them is ever sent. */
+static int proxy_header(kd_loop *l, kd_conn *c)
+{
+    kd_proxy_hdr h;
+    int n = kd_proxy_parse(c->in.buf + c->in.pos, c->in.len - c->in.pos, &h);
+    if (n == KD_PROXY_INCOMPLETE) {
+        kd_compact(c);
+        if (kd_watch(l, c) != 0)
+            kd_conn_close(l, c);
+        return 0;
+    }
+    if (n < 0) {
+        kd_conn_close(l, c);
+        return 0;
+    }
+    c->in.pos += (size_t)n;
+    c->proxy_wait = 0;
+    c->proxied = 1;
+    memcpy(c->peer_addr, c->remote_addr, sizeof c->peer_addr);
+    c->peer_addr_len = c->remote_addr_len;
+    c->peer_port = c->remote_port;
+    if (!h.local) {
+        c->remote_addr_len = kd_addr_format(&h.src, c->remote_addr);
+        c->remote_port = h.src_port;
+    }
+    if (l->ntrusted || l->trust_unix)
+        c->trusted = peer_trusted(l, c, c->remote_addr_len == 0);
+    if (c->in.pos == c->in.len) {
+        c->in.pos = c->in.len = 0;
+        if (kd_watch(l, c) != 0)
+            kd_conn_close(l, c);
+        return 0;
+    }
+    return 1;
 }
 
 static void accept_one(kd_loop *l, int li)
@@ -395,6 +475,9 @@ static void accept_one(kd_loop *l, int li)
         c->remote_port = ntohs(a->sin6_port);
     }
     c->remote_addr_len = strlen(c->remote_addr);
+    /* behind a proxy (the PROXY header, when one is due, decides instead) */
+    if ((l->ntrusted || l->trust_unix) && !c->proxy_wait)
+        c->trusted = peer_trusted(l, c, ss.ss_family == AF_UNIX);
     /* with TCP_DEFER_ACCEPT the request is usually here already: reading
      * now saves a trip through epoll for one-request connections */
     switch (kd_fill(c)) {
@@ -413,7 +496,10 @@ static void accept_one(kd_loop *l, int li)
 /* Parses a queued connection. 1 when a head is complete. */
 static int try_parse(kd_loop *l, kd_conn *c)
 {
-    int rv = kd_parse_request(c->in.buf + c->in.pos, c->in.len - c->in.pos, &c->req);
+    int rv;
+    if (c->proxy_wait && !proxy_header(l, c))
+        return 0;
+    rv = kd_parse_request(c->in.buf + c->in.pos, c->in.len - c->in.pos, &c->req);
     if (rv == KD_INCOMPLETE) {
         kd_compact(c);                   /* room for the rest of the head */
         if (kd_watch(l, c) != 0)

@@ -20,6 +20,8 @@ typedef struct {
     int32_t requests;
     int32_t remote_port;
     char remote_addr[64];           /* NUL-terminated */
+    int32_t proxied, trusted, peer_port;   /* as in kd_conn */
+    char peer_addr[64];             /* NUL-terminated */
 } kd_handoff;
 
 int kd_loop_set_pools(kd_loop *l, const kd_route *routes, int n, int my_route,
@@ -77,6 +79,12 @@ static int hand_over(kd_loop *l, kd_conn *c, const kd_route *r)
     h.requests = c->requests;
     h.remote_port = c->remote_port;
     memcpy(h.remote_addr, c->remote_addr, c->remote_addr_len);
+    h.proxied = c->proxied;
+    h.trusted = c->trusted;
+    if (c->proxied) {
+        h.peer_port = c->peer_port;
+        memcpy(h.peer_addr, c->peer_addr, c->peer_addr_len);
+    }
     iov[0].iov_base = &h;
     iov[0].iov_len = sizeof h;
     iov[1].iov_base = c->in.buf + c->in.pos;
@@ -217,7 +225,8 @@ void kd_receive_one(kd_loop *l)
         return;
     if ((size_t)n < sizeof h || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
         h.magic != HANDOFF_MAGIC || h.listener < 0 || h.listener >= l->nlisteners ||
-        h.requests < 0 || !memchr(h.remote_addr, '\0', sizeof h.remote_addr)) {
+        h.requests < 0 || !memchr(h.remote_addr, '\0', sizeof h.remote_addr) ||
+        !memchr(h.peer_addr, '\0', sizeof h.peer_addr)) {
         close(fd);
         return;
     }
@@ -231,6 +240,13 @@ void kd_receive_one(kd_loop *l)
     c->remote_port = h.remote_port;
     memcpy(c->remote_addr, h.remote_addr, sizeof c->remote_addr);
     c->remote_addr_len = strlen(c->remote_addr);
+    /* its PROXY header, if one was due, was read over there */
+    c->proxy_wait = 0;
+    c->proxied = h.proxied != 0;
+    c->trusted = h.trusted != 0;
+    c->peer_port = h.peer_port;
+    memcpy(c->peer_addr, h.peer_addr, sizeof c->peer_addr);
+    c->peer_addr_len = strlen(c->peer_addr);
     kd_enqueue(l, c);
 }
 

@@ -61,6 +61,40 @@ CODE:
     SETTING("write_buffer", write_buffer, (size_t)SvUV);
     SETTING("expect_to_app", expect_to_app, SvTRUE);
 #undef SETTING
+    /* behind a proxy: trusted_proxies => [CIDR or "unix:"], proxy_protocol
+     * => [a flag per listener] (Kamado::Options has checked the blocks) */
+    {
+        SV **tp = hv_fetchs(settings, "trusted_proxies", 0);
+        SV **pp = hv_fetchs(settings, "proxy_protocol", 0);
+        AV *blocks = tp && SvROK(*tp) && SvTYPE(SvRV(*tp)) == SVt_PVAV ? (AV *)SvRV(*tp) : NULL;
+        AV *flags = pp && SvROK(*pp) && SvTYPE(SvRV(*pp)) == SVt_PVAV ? (AV *)SvRV(*pp) : NULL;
+        SSize_t nb = blocks ? av_len(blocks) + 1 : 0, nf = flags ? av_len(flags) + 1 : 0, k;
+        unsigned char pflags[KD_MAX_LISTENERS];
+        kd_cidr *cidrs;
+        int nc = 0, trust_unix = 0;
+        if (nf > n)
+            croak("Kamado::Loop->new: proxy_protocol has more flags than listeners");
+        Newx(cidrs, nb ? nb : 1, kd_cidr);
+        for (k = 0; k < nb; k++) {
+            STRLEN len;
+            const char *s = SvPV(*av_fetch(blocks, k, 0), len);
+            if (len == 5 && memEQ(s, "unix:", 5)) {
+                trust_unix = 1;
+            } else if (kd_cidr_parse(s, len, &cidrs[nc]) == 0) {
+                nc++;
+            } else {
+                Safefree(cidrs);
+                croak("Kamado::Loop->new: '%s' is not an address block", s);
+            }
+        }
+        for (k = 0; k < nf; k++)
+            pflags[k] = SvTRUE(*av_fetch(flags, k, 0)) ? 1 : 0;
+        if (kd_loop_set_proxies(RETVAL->loop, cidrs, nc, trust_unix, pflags, (int)nf) != 0) {
+            Safefree(cidrs);
+            croak("Kamado::Loop->new: %s", strerror(errno));
+        }
+        Safefree(cidrs);
+    }
 }
 OUTPUT:
     RETVAL

@@ -36,6 +36,47 @@ static kd_conn *serving_conn(pTHX_ kd_xs *x, int fd)
     return l->conns[fd];
 }
 
+/* Behind a proxy: the socket's peer kept as kamado.peer_addr and
+ * kamado.peer_port, and, when it is trusted, what its X-Forwarded-* fields
+ * say put where the app (and the access log, and a CGI script's
+ * environment, both made from %env) looks: REMOTE_ADDR (and REMOTE_PORT
+ * when the field gave one), psgi.url_scheme and HTTPS, SERVER_PORT,
+ * HTTP_HOST and SERVER_NAME. */
+static void proxy_env(pTHX_ kd_loop *l, kd_conn *c, HV *env)
+{
+    kd_forwarded f;
+    char text[KD_ADDR_TEXT];
+    int port;
+    (void)hv_stores(env, "kamado.peer_addr", c->proxied ? newSVpvn(c->peer_addr, c->peer_addr_len)
+                                                         : newSVpvn(c->remote_addr, c->remote_addr_len));
+    (void)hv_stores(env, "kamado.peer_port", newSViv(c->proxied ? c->peer_port : c->remote_port));
+    if (!c->trusted)
+        return;
+    kd_forwarded_resolve(c->req.headers, c->req.num_headers, l->trusted, l->ntrusted, &f);
+    if (f.have_client) {
+        size_t n = kd_addr_format(&f.client, text);
+        ENV_STORE(env, K_ADDR, newSVpvn(text, n));
+        if (f.client_port >= 0)
+            ENV_STORE(env, K_PORT, newSViv(f.client_port));
+    }
+    if (f.scheme == KD_SCHEME_HTTPS) {
+        (void)hv_stores(env, "psgi.url_scheme", newSVpvs("https"));
+        (void)hv_stores(env, "HTTPS", newSVpvs("on"));
+    } else if (f.scheme == KD_SCHEME_HTTP) {
+        (void)hv_stores(env, "psgi.url_scheme", newSVpvs("http"));
+    }
+    if (f.host) {
+        (void)hv_stores(env, "HTTP_HOST", newSVpvn(f.host, f.host_len));
+        (void)hv_stores(env, "SERVER_NAME", newSVpvn(f.host, f.host_name_len));
+    }
+    /* the port the client used: said outright, or in the host, or the
+     * scheme's own */
+    port = f.port > 0 ? f.port : f.host_port > 0 ? f.host_port :
+           f.scheme == KD_SCHEME_HTTPS ? 443 : f.scheme == KD_SCHEME_HTTP ? 80 : 0;
+    if (port)
+        (void)hv_stores(env, "SERVER_PORT", newSViv(port));
+}
+
 /* PSGI env for the head just parsed on c */
 static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
 {
@@ -108,6 +149,8 @@ static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
     /* absolute-form: the target's host wins over Host (RFC 9112 3.2.2) */
     if (r->authority_len)
         (void)hv_stores(env, "HTTP_HOST", newSVpvn(r->authority, r->authority_len));
+    if (c->trusted || c->proxied)
+        proxy_env(aTHX_ x->loop, c, env);
     return env;
 }
 

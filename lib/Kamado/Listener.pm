@@ -24,6 +24,8 @@ sub host         { $_[0]{host} }
 sub port         { $_[0]{port} }
 sub path         { $_[0]{path} }
 sub name         { defined $_[0]{path} ? $_[0]{path} : _host_port(@{$_[0]}{qw(host port)}) }
+# --proxy-protocol: its connections start with a PROXY protocol header
+sub proxy_protocol { $_[0]{proxy_protocol} }
 
 # Binds one --listen value: "host:port", ":port", "port", "[v6]:port", or a
 # unix socket path (anything with a slash, or "unix:PATH").
@@ -37,7 +39,7 @@ sub bind {
             or die "Can't listen on unix socket $path: $!\n";
         my @st = lstat $path or die "Can't stat unix socket $path: $!\n";
         # (dev, ino): at exit it is removed only if it is still this one
-        return $class->_new($sock, path => $path, made => [@st[0, 1]]);
+        return $class->_new($sock, path => $path, made => [@st[0, 1]], spec => $spec);
     }
     my ($host, $port) = $class->parse_address($spec);
     my $sock = IO::Socket::IP->new(
@@ -51,7 +53,38 @@ sub bind {
     setsockopt($sock, IPPROTO_TCP, TCP_NODELAY, 1);
     # accept only once the request has arrived (Linux; harmless if refused)
     setsockopt($sock, IPPROTO_TCP, TCP_DEFER_ACCEPT, 1);
-    return $class->_new($sock);
+    return $class->_new($sock, spec => $spec);
+}
+
+# --proxy-protocol ADDRESS: marks the listeners ADDRESS names, spelt as
+# --listen spells them: the same string as a --listen value, or the
+# address bound (HOST:PORT with a numeric host, :PORT or PORT for any
+# host, [IPv6]:PORT), or the unix socket's path (or unix:PATH). Inherited
+# sockets are named by what they are bound to. Dies with one line when
+# ADDRESS names none.
+sub mark_proxy_protocol {
+    my ($class, $specs, @listeners) = @_;
+    for my $spec (@$specs) {
+        my @hit = grep { $_->_named_by($spec) } @listeners;
+        die "kamado: --proxy-protocol $spec names no listener (listening at "
+            . join(', ', map { $_->name } @listeners) . ")\n" unless @hit;
+        $_->{proxy_protocol} = 1 for @hit;
+    }
+}
+
+sub _named_by {
+    my ($self, $spec) = @_;
+    return 1 if defined $self->{spec} && $spec eq $self->{spec};
+    if ($spec =~ m{\Aunix:(.+)\z} || $spec =~ m{/}) {
+        return defined $self->{path} && ($1 // $spec) eq $self->{path};
+    }
+    return 0 if defined $self->{path};
+    my ($host, $port) = eval { $self->parse_address($spec) } or return 0;
+    return 0 unless $port == $self->{port};
+    return 1 if $host eq '';
+    my $family = $host =~ /:/ ? AF_INET6 : AF_INET;
+    my ($want, $have) = map { Socket::inet_pton($family, $_) } $host, $self->{host};
+    return defined $want && defined $have && $want eq $have;
 }
 
 # A socket file left at $path is removed only when nothing listens on it
@@ -174,5 +207,13 @@ __END__
 =head1 NAME
 
 Kamado::Listener - a listening socket and its part of the PSGI environment
+
+=head1 DESCRIPTION
+
+One listening socket: bound from a B<--listen> value (C<bind>), or
+inherited from Server::Starter or systemd; its name, the constant part of
+C<%env> its requests get (C<env_template>), and whether it expects a
+PROXY protocol header (C<proxy_protocol>, set by C<mark_proxy_protocol>
+from B<--proxy-protocol>, which names listeners as B<--listen> does).
 
 =cut

@@ -4,6 +4,7 @@ use strict;
 use warnings;
 
 use Getopt::Long ();
+use Socket ();
 
 # The one table of command-line options: it drives parsing (kamado and
 # plackup -s Kamado), the defaults, and t/options.t checks that the POD of
@@ -20,6 +21,8 @@ our @TABLE = (
     ['listen|l',               '=s@', undef,  'address to listen on (repeatable)'],
     ['host|o',                 '=s',  undef,  'host for --port (plackup compatible)'],
     ['port|p',                 '=i',  undef,  'port (plackup compatible)', [0, 65535]],
+    ['proxy-protocol',         '=s@', undef,  'ADDRESS of a listener, as --listen gives it, whose connections start with a PROXY protocol header, version 1 or 2 (repeatable)'],
+    ['trusted-proxy',          '=s@', undef,  'CIDR or address (IPv4 or IPv6), or unix:, of a proxy whose X-Forwarded-For, X-Real-IP and X-Forwarded-Proto, -Port and -Host are believed (repeatable)'],
     ['workers',                '=i',  4,      'number of worker processes (a fixed pool); 0 serves in the one process', [0, 4096]],
     ['min-workers',            '=i',  undef,  'autoscaling: workers kept when idle, and started with (default 1)', [1, 4096]],
     ['max-workers',            '=i',  undef,  'autoscaling: the most workers run when all are busy', [1, 4096]],
@@ -96,6 +99,7 @@ sub parse_argv {
     delete @opt{ grep { !defined $opt{$_} } keys %opt };
     check_ranges(\%opt);
     _check_socket_mode(\%opt);
+    _check_trusted_proxies(\%opt);
     if (@ARGV) {
         die "kamado: more than one app given: @ARGV\n" if @ARGV > 1 || defined $opt{app};
         $opt{app} = $ARGV[0];
@@ -120,6 +124,20 @@ sub _check_socket_mode {
     my ($opt) = @_;
     my $mode = $opt->{socket_mode} // return;
     die "kamado: --socket-mode must be an octal mode such as 0660, not '$mode'\n" unless $mode =~ /\A0?[0-7]{3}\z/;
+}
+
+# --trusted-proxy: ADDRESS or ADDRESS/BITS, IPv4 or IPv6, or unix:
+# (every peer on a unix socket); one line naming the option and the value.
+sub _check_trusted_proxies {
+    my ($opt) = @_;
+    for my $spec (($opt->{trusted_proxy} // [])->@*) {
+        next if $spec eq 'unix:';
+        my ($addr, $bits) = $spec =~ m{\A([0-9A-Fa-f:.]+)(?:/([0-9]{1,3}))?\z};
+        my $v6 = defined $addr && $addr =~ /:/;
+        next if defined $addr && Socket::inet_pton($v6 ? Socket::AF_INET6() : Socket::AF_INET(), $addr)
+            && (!defined $bits || $bits <= ($v6 ? 128 : 32));
+        die "kamado: --trusted-proxy '$spec' is not an address or CIDR block (such as 10.0.0.0/8, 127.0.0.1 or fd00::/8), nor unix:\n";
+    }
 }
 
 sub _out_of_range {
@@ -202,6 +220,7 @@ sub from_handler_args {
     }
     check_ranges(\%opt);
     _check_socket_mode(\%opt);
+    _check_trusted_proxies(\%opt);
     return _check_pools({ defaults()->%*, %opt });
 }
 

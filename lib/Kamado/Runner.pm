@@ -160,6 +160,7 @@ sub serve {
     my $watch = $opt->{reload} ? $class->reload_watch($opt, $app{watch}) : undef;
     Kamado::Notify->init;
     my @listeners = $class->listeners($opt);
+    Kamado::Listener->mark_proxy_protocol($opt->{proxy_protocol}, @listeners) if $opt->{proxy_protocol};
     # bound and opened as root; the app loaded and served as --user
     $_->set_access(defined $opt->{socket_mode} ? oct $opt->{socket_mode} : undef, $ids ? @$ids{qw(uid gid)} : ())
         for @listeners;
@@ -167,7 +168,8 @@ sub serve {
     my $as_root = $> == 0;
     my $on_ready = sub {
         # (root is said on the ready line: a start that fails says one line, why)
-        print STDERR "[kamado] [$$] accepting connections at ", join(', ', map { $_->name } @listeners),
+        print STDERR "[kamado] [$$] accepting connections at ",
+            join(', ', map { $_->name . ($_->proxy_protocol ? ' (PROXY protocol)' : '') } @listeners),
             defined $max ? " with $min to $max workers" : " with $opt->{workers} workers",
             (map { '; ' . _describe_pool($_) } ($opt->{pool} // [])->@*),
             ($as_root ? '; running as root: the app and CGI scripts run as root too (--user drops it)' : ()), "\n";
@@ -193,9 +195,10 @@ sub serve {
             max_rss         => $opt->{max_rss},
             request_timeout => $opt->{request_timeout},
             loop_settings   => {
-                map { ($_ => $opt->{$_}) }
+                (map { ($_ => $opt->{$_}) }
                     qw(keepalive_timeout header_timeout read_timeout write_timeout max_keepalive_reqs
-                       max_connections max_request_body min_body_rate write_buffer expect_to_app),
+                       max_connections max_request_body min_body_rate write_buffer expect_to_app)),
+                ($opt->{trusted_proxy} ? (trusted_proxies => $opt->{trusted_proxy}) : ()),
             },
         },
     );

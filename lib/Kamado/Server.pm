@@ -65,10 +65,13 @@ sub stop {
 sub run {
     my ($self) = @_;
     my @listeners = $self->{listeners}->@*;
+    my %settings = $self->{loop_settings}->%*;
+    $settings{proxy_protocol} = [map { $_->proxy_protocol ? 1 : 0 } @listeners]
+        if grep { $_->proxy_protocol } @listeners;
     my $loop = Kamado::Loop->new(
         [map { $_->fd } @listeners],
         [map { $_->env_template } @listeners],
-        $self->{loop_settings},
+        \%settings,
     );
     $loop->set_pools(@{ $self->{pools} }{qw(routes mine recv_fd listen)}) if $self->{pools};
     $self->{loop} = $loop;

@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include "../../src/kd_parser.c"
 #include "../../src/kd_head.c"
+#include "../../src/kd_proxy.c"
 #include "../../src/kd_scoreboard.c"
 #include "../../src/kd_util.c"
 #include "../../src/kd_loop.c"
