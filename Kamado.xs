@@ -41,6 +41,29 @@
 
 typedef kd_sb *Kamado__Scoreboard;
 
+/* A board's counters as a hash (Kamado::Scoreboard): npools queues,
+ * 0 for none. */
+static HV *counts_hv(pTHX_ const kd_sb_counts *c, unsigned npools)
+{
+    HV *h = newHV();
+    AV *status = newAV(), *buckets = newAV(), *queued = newAV();
+    unsigned k;
+    for (k = 0; k < 5; k++)
+        av_push(status, newSVuv((UV)c->status[k]));
+    for (k = 0; k < KD_SB_BUCKETS; k++)
+        av_push(buckets, newSVuv((UV)c->buckets[k]));
+    for (k = 0; k < npools; k++)
+        av_push(queued, newSViv((IV)c->queued[k]));
+    (void)hv_stores(h, "status", newRV_noinc((SV *)status));
+    (void)hv_stores(h, "buckets", newRV_noinc((SV *)buckets));
+    (void)hv_stores(h, "seconds", newSVnv(c->seconds));
+    (void)hv_stores(h, "bytes_in", newSVuv((UV)c->bytes_in));
+    (void)hv_stores(h, "bytes_out", newSVuv((UV)c->bytes_out));
+    (void)hv_stores(h, "taken", newSVuv((UV)c->taken));
+    (void)hv_stores(h, "queued", newRV_noinc((SV *)queued));
+    return h;
+}
+
 #include "xs/timers.c"
 #include "xs/loop.c"
 

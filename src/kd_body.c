@@ -107,7 +107,7 @@ int kd_conn_body_file(kd_conn *c)
 static int fill_body(kd_loop *l, kd_conn *c)
 {
     for (;;) {
-        int rv = kd_fill(c);
+        int rv = kd_fill(l, c);
         double now, wait;
         if (rv == 1)
             return 0;

@@ -45,6 +45,7 @@
 #define KD_BUF_SIZE 65536          /* read size and head limit */
 #define KD_MAX_LISTENERS 32
 #define KD_MAX_ROUTES 32           /* pools, the default one included */
+typedef char kd_routes_fit_the_scoreboard[KD_MAX_ROUTES <= KD_SB_POOLS ? 1 : -1];
 #define KD_MAX_PREFIX 256
 
 /* What the loop keeps for the request body (c->body). */
@@ -95,6 +96,7 @@ typedef struct kd_conn {
     int resp_chunked;               /* response uses chunked framing */
     int resp_no_body;               /* HEAD, 1xx, 204, 304: headers only */
     int64_t resp_left;              /* declared body bytes not sent yet; -1: no length */
+    int resp_status;                /* the response's status, for the scoreboard */
     kd_conn_out out;
     int requests;                   /* served on this connection */
     int lingering;                  /* answered with an error, draining input */

@@ -13,6 +13,13 @@
 #define TAG_ROUTE 3             /* a route's send_fd has room again */
 #define TAGGED(tag, i) ((uint64_t)(i) | ((uint64_t)(tag) << 32))
 
+/* Bytes written to a client, counted in the worker's slot. */
+static inline void kd_count_out(kd_loop *l, ssize_t n)
+{
+    if (l->sb && n > 0)
+        l->sb->counts.bytes_out += (uint64_t)n;
+}
+
 /* kd_util.c */
 int kd_temp_file(void);
 int kd_write_file(int fd, const char *buf, size_t n);
@@ -22,7 +29,7 @@ void kd_enqueue(kd_loop *l, kd_conn *c);
 void kd_set_listening(kd_loop *l, int on);
 int kd_watch(kd_loop *l, kd_conn *c);
 int kd_watch_for(kd_loop *l, kd_conn *c, int out);
-int kd_fill(kd_conn *c);
+int kd_fill(kd_loop *l, kd_conn *c);
 kd_conn *kd_conn_open(kd_loop *l, int fd, int li);
 void kd_finish_now(kd_loop *l, kd_conn *c, int keepalive);
 

@@ -270,7 +270,7 @@ int kd_watch_for(kd_loop *l, kd_conn *c, int out)
 
 /* Reads what is there into the connection buffer. 1 read something,
  * 0 nothing yet, -1 closed or failed. */
-int kd_fill(kd_conn *c)
+int kd_fill(kd_loop *l, kd_conn *c)
 {
     ssize_t n;
     if (c->in.pos > 0 && c->in.pos == c->in.len)
@@ -282,6 +282,8 @@ int kd_fill(kd_conn *c)
     } while (n < 0 && errno == EINTR);
     if (n > 0) {
         c->in.len += (size_t)n;
+        if (l->sb)
+            l->sb->counts.bytes_in += (uint64_t)n;
         return 1;
     }
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -304,6 +306,8 @@ void kd_conn_error(kd_loop *l, kd_conn *c, int status)
     iov.iov_len = (size_t)n;
     if (c->pend.route)
         kd_unpend(l, c);
+    if (l->sb)                              /* (a head the loop refused took no time) */
+        kd_sb_done(l->sb, status, c->serving ? kd_now() - l->sb->started : 0);
     c->serving = 0;
     c->in.pos = c->in.len = 0;              /* what is left unread is never parsed */
     if (kd_write_all(l, c->fd, &iov, 1) != 0 || shutdown(c->fd, SHUT_WR) != 0) {
@@ -325,7 +329,7 @@ void kd_conn_error(kd_loop *l, kd_conn *c, int status)
 static void linger_read(kd_loop *l, kd_conn *c)
 {
     int rv, i = 0;
-    while ((rv = kd_fill(c)) == 1 && ++i < 16)
+    while ((rv = kd_fill(l, c)) == 1 && ++i < 16)
         c->in.pos = c->in.len = 0;
     c->in.pos = c->in.len = 0;
     if (rv < 0)
@@ -356,7 +360,7 @@ static void sweep(kd_loop *l, double now)
                 kd_conn_error(l, c, 503);
             else if (c->in.len > c->in.pos && !c->lingering && !c->out.flushing)
                 kd_conn_error(l, c, 408);
-            else if (!c->lingering && !c->out.flushing && kd_fill(c) == 1) {
+            else if (!c->lingering && !c->out.flushing && kd_fill(l, c) == 1) {
                 /* idle, but a request came while the worker was busy
                  * (the event not read yet): it is served, not reset */
                 c->deadline = now + l->header_timeout;
@@ -480,7 +484,7 @@ static void accept_one(kd_loop *l, int li)
         c->trusted = peer_trusted(l, c, ss.ss_family == AF_UNIX);
     /* with TCP_DEFER_ACCEPT the request is usually here already: reading
      * now saves a trip through epoll for one-request connections */
-    switch (kd_fill(c)) {
+    switch (kd_fill(l, c)) {
     case 1:
         kd_enqueue(l, c);
         break;
@@ -623,6 +627,7 @@ int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out)
         while ((c = dequeue(l)) != NULL) {
             if (c->open && try_parse(l, c)) {
                 if (l->sb) {
+                    kd_sb_begin(l->sb, kd_now());
                     kd_sb_set_request(l->sb, c->req.method, c->req.method_len,
                                       c->req.target, c->req.target_len);
                     /* a body the worker reads before the app, unless the
@@ -674,7 +679,7 @@ int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out)
                 kd_flush_out(l, c);
                 continue;
             }
-            switch (kd_fill(c)) {
+            switch (kd_fill(l, c)) {
             case 1:
                 /* the head deadline runs from the first byte of a request */
                 if (c->in.len - c->in.pos > 0 && c->requests > 0 && c->deadline > now + l->header_timeout)
@@ -755,6 +760,9 @@ void kd_loop_stop_accepting(kd_loop *l, int keep_queue)
 
 void kd_conn_finish(kd_loop *l, kd_conn *c, int keepalive)
 {
+    /* counted whether or not the client took it */
+    if (l->sb)
+        kd_sb_done(l->sb, c->resp_status, kd_now() - l->sb->started);
     if (!c->open)
         return;
     c->serving = 0;

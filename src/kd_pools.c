@@ -105,6 +105,8 @@ static int hand_over(kd_loop *l, kd_conn *c, const kd_route *r)
     } while (n < 0 && errno == EINTR);
     if (n < 0)
         return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+    if (l->sb)
+        l->sb->counts.queued[r - l->routes]++;
     /* The receiver shares the open file description, and epoll
      * registrations belong to that: close() alone would leave ours. No
      * shutdown either: the connection lives on over there. */
@@ -229,6 +231,10 @@ void kd_receive_one(kd_loop *l)
         !memchr(h.peer_addr, '\0', sizeof h.peer_addr)) {
         close(fd);
         return;
+    }
+    if (l->sb) {
+        l->sb->counts.taken++;
+        l->sb->counts.queued[l->my_route]--;
     }
     if (!(c = kd_conn_open(l, fd, h.listener)))
         return;

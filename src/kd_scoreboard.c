@@ -13,8 +13,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-typedef char kd_sb_header_is_64_bytes[sizeof(kd_sb_header) == 64 ? 1 : -1];
-typedef char kd_sb_slot_is_128_bytes[sizeof(kd_sb_slot) == 128 ? 1 : -1];
+#include <sys/socket.h>
+
+typedef char kd_sb_header_is_1024_bytes[sizeof(kd_sb_header) == 1024 ? 1 : -1];
+typedef char kd_sb_slot_is_640_bytes[sizeof(kd_sb_slot) == 640 ? 1 : -1];
+
+/* Prometheus' default buckets, and longer ones for requests that wait on
+ * slow services on purpose */
+const double kd_sb_bounds[KD_SB_BUCKETS - 1] = {
+    0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60
+};
 
 static size_t sb_len(unsigned nslots)
 {
@@ -36,6 +44,27 @@ static int write_board(int fd, const kd_sb *sb)
     return 0;
 }
 
+static void init_board(kd_sb *sb, void *p, size_t len, unsigned nslots, int mem_fd)
+{
+    struct timespec now;
+    memset(p, 0, len);
+    sb->header = p;
+    sb->slots = (kd_sb_slot *)((char *)p + sizeof(kd_sb_header));
+    sb->map_len = len;
+    sb->writable = 1;
+    sb->pub_fd = -1;
+    sb->mem_fd = mem_fd;
+    sb->header->version = KD_SB_VERSION;
+    sb->header->nslots = nslots;
+    sb->header->slot_size = sizeof(kd_sb_slot);
+    sb->header->header_size = sizeof(kd_sb_header);
+    sb->header->generation_pid = (int32_t)getpid();
+    sb->header->npools = 1;
+    clock_gettime(CLOCK_REALTIME, &now);
+    sb->header->started = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+    memcpy(sb->header->magic, KD_SB_MAGIC, 8);
+}
+
 int kd_sb_create(kd_sb *sb, unsigned nslots)
 {
     size_t len;
@@ -49,18 +78,32 @@ int kd_sb_create(kd_sb *sb, unsigned nslots)
     p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
         return -1;
-    memset(p, 0, len);
-    sb->header = p;
-    sb->slots = (kd_sb_slot *)((char *)p + sizeof(kd_sb_header));
-    sb->map_len = len;
-    sb->writable = 1;
-    sb->pub_fd = -1;
-    sb->header->version = KD_SB_VERSION;
-    sb->header->nslots = nslots;
-    sb->header->slot_size = sizeof(kd_sb_slot);
-    sb->header->header_size = sizeof(kd_sb_header);
-    sb->header->generation_pid = (int32_t)getpid();
-    memcpy(sb->header->magic, KD_SB_MAGIC, 8);
+    init_board(sb, p, len, nslots, -1);
+    return 0;
+}
+
+int kd_sb_create_shared(kd_sb *sb, unsigned nslots)
+{
+    size_t len;
+    void *p;
+    int fd, e;
+
+    if (nslots < 1 || nslots > KD_SB_MAX_SLOTS) {
+        errno = EINVAL;
+        return -1;
+    }
+    len = sb_len(nslots);
+    fd = memfd_create("kamado-scoreboard", MFD_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    if (ftruncate(fd, (off_t)len) != 0 ||
+        (p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+        e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    init_board(sb, p, len, nslots, fd);
     return 0;
 }
 
@@ -99,28 +142,19 @@ int kd_sb_refresh(const kd_sb *sb)
     return sb->pub_fd < 0 ? 0 : write_board(sb->pub_fd, sb);
 }
 
-int kd_sb_attach(kd_sb *sb, const char *path)
+int kd_sb_attach_fd(kd_sb *sb, int fd)
 {
     struct stat st;
     kd_sb_header *h;
     void *p;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-    if (fd < 0)
+    if (fstat(fd, &st) != 0)
         return -1;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        errno = e;
-        return -1;
-    }
     if ((size_t)st.st_size < sizeof(kd_sb_header)) {
-        close(fd);
         errno = EINVAL;
         return -1;
     }
     p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-    close(fd);
     if (p == MAP_FAILED)
         return -1;
     h = p;
@@ -136,7 +170,21 @@ int kd_sb_attach(kd_sb *sb, const char *path)
     sb->map_len = (size_t)st.st_size;
     sb->writable = 0;
     sb->pub_fd = -1;
+    sb->mem_fd = -1;
     return 0;
+}
+
+int kd_sb_attach(kd_sb *sb, const char *path)
+{
+    int rv, e, fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0)
+        return -1;
+    rv = kd_sb_attach_fd(sb, fd);
+    e = errno;
+    close(fd);
+    errno = e;
+    return rv;
 }
 
 void kd_sb_unmap(kd_sb *sb)
@@ -144,13 +192,16 @@ void kd_sb_unmap(kd_sb *sb)
     if (sb->pub_fd >= 0)
         close(sb->pub_fd);
     sb->pub_fd = -1;
+    if (sb->mem_fd >= 0)
+        close(sb->mem_fd);
+    sb->mem_fd = -1;
     if (sb->header)
         munmap(sb->header, sb->map_len);
     sb->header = NULL;
     sb->slots = NULL;
 }
 
-void kd_sb_claim(kd_sb *sb, unsigned i, uint32_t generation)
+void kd_sb_claim(kd_sb *sb, unsigned i, uint32_t generation, uint32_t pool)
 {
     kd_sb_slot *s = &sb->slots[i];
     s->pid = 0;                       /* the worker stores its own */
@@ -158,23 +209,204 @@ void kd_sb_claim(kd_sb *sb, unsigned i, uint32_t generation)
     s->connections = 0;
     s->requests = 0;
     s->request[0] = '\0';
+    s->started = 0;
+    s->pool = pool;
+    s->mem_private = s->mem_shared = s->mem_pss = 0;
+    memset(&s->counts, 0, sizeof s->counts);
     kd_sb_set_state(s, KD_SB_STARTING);
 }
 
 void kd_sb_clear(kd_sb *sb, unsigned i)
 {
     kd_sb_slot *s = &sb->slots[i];
+    kd_sb_counts *to = &sb->header->reaped;
     __atomic_store_n(&s->state, KD_SB_FREE, __ATOMIC_RELEASE);
+    kd_sb_add_counts(to, &s->counts);
     s->pid = 0;
     s->generation = 0;
     s->connections = 0;
     s->requests = 0;
     s->since = kd_sb_clock();
+    s->started = 0;
+    s->mem_private = s->mem_shared = s->mem_pss = 0;
+    memset(&s->counts, 0, sizeof s->counts);
     memset(s->request, 0, sizeof s->request);
+}
+
+void kd_sb_add_counts(kd_sb_counts *to, const kd_sb_counts *a)
+{
+    unsigned k;
+    for (k = 0; k < 5; k++)
+        to->status[k] += a->status[k];
+    for (k = 0; k < KD_SB_BUCKETS; k++)
+        to->buckets[k] += a->buckets[k];
+    to->seconds += a->seconds;
+    to->bytes_in += a->bytes_in;
+    to->bytes_out += a->bytes_out;
+    to->taken += a->taken;
+    for (k = 0; k < KD_SB_POOLS; k++)
+        to->queued[k] += a->queued[k];
 }
 
 const char *kd_sb_state_name(unsigned state)
 {
     static const char *names[KD_SB_STATES] = { "free", "starting", "idle", "reading", "app", "writing", "draining" };
     return state < KD_SB_STATES ? names[state] : "unknown";
+}
+
+void kd_sb_totals(const kd_sb *sb, kd_sb_counts *out)
+{
+    unsigned i;
+    *out = sb->header->reaped;
+    /* a slot being cleared may be counted twice or not at all for an
+     * instant; readers keep counters from going down */
+    for (i = 0; i < sb->header->nslots; i++)
+        if (__atomic_load_n(&sb->slots[i].state, __ATOMIC_ACQUIRE) != KD_SB_FREE)
+            kd_sb_add_counts(out, &sb->slots[i].counts);
+}
+
+int kd_sb_parse_memory(const char *text, size_t len, uint64_t *priv, uint64_t *shared, uint64_t *pss)
+{
+    static const struct { const char *name; int which; } keys[] = {
+        { "Private_Clean:", 0 }, { "Private_Dirty:", 0 },
+        { "Shared_Clean:", 1 }, { "Shared_Dirty:", 1 }, { "Pss:", 2 },
+    };
+    uint64_t v[3] = { 0, 0, 0 };
+    const char *p = text, *end = text + len;
+    int found = 0;
+
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        size_t k;
+        if (!eol)
+            eol = end;
+        for (k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+            size_t n = strlen(keys[k].name);
+            const char *q = p + n;
+            uint64_t kb = 0;
+            if ((size_t)(eol - p) <= n || memcmp(p, keys[k].name, n) != 0)
+                continue;
+            while (q < eol && *q == ' ')
+                q++;
+            if (q == eol || *q < '0' || *q > '9')
+                break;
+            while (q < eol && *q >= '0' && *q <= '9' && kb < (UINT64_MAX - 9) / 10)
+                kb = kb * 10 + (uint64_t)(*q++ - '0');
+            v[keys[k].which] += kb * 1024;
+            found = 1;
+            break;
+        }
+        p = eol + 1;
+    }
+    *priv = v[0];
+    *shared = v[1];
+    *pss = v[2];
+    return found ? 0 : -1;
+}
+
+int kd_sb_read_memory(kd_sb *sb, unsigned i, int pid)
+{
+    char path[64], buf[4096];
+    kd_sb_slot *s = &sb->slots[i];
+    uint64_t priv = 0, shared = 0, pss = 0;
+    ssize_t n;
+    size_t got = 0;
+    int fd, rv = -1;
+
+    snprintf(path, sizeof path, "/proc/%d/smaps_rollup", pid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        while (got < sizeof buf - 1 && (n = read(fd, buf + got, sizeof buf - 1 - got)) != 0) {
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0)
+                break;
+            got += (size_t)n;
+        }
+        close(fd);
+        if (kd_sb_parse_memory(buf, got, &priv, &shared, &pss) == 0)
+            rv = 0;
+        else
+            errno = EINVAL;
+    }
+    s->mem_private = priv;
+    s->mem_shared = shared;
+    s->mem_pss = pss;
+    return rv;
+}
+
+int kd_sb_send_fd(int sock, const char *msg, size_t len, int fd)
+{
+    struct iovec iov;
+    struct msghdr m;
+    union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } ctl;
+    ssize_t n;
+
+    if (len == 0 || len > 255) {
+        errno = EINVAL;
+        return -1;
+    }
+    iov.iov_base = (void *)msg;
+    iov.iov_len = len;
+    memset(&m, 0, sizeof m);
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    if (fd >= 0) {
+        struct cmsghdr *cm;
+        memset(&ctl, 0, sizeof ctl);
+        m.msg_control = ctl.buf;
+        m.msg_controllen = sizeof ctl.buf;
+        cm = CMSG_FIRSTHDR(&m);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+    }
+    do {
+        n = sendmsg(sock, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+    } while (n < 0 && errno == EINTR);
+    return n < 0 ? -1 : 0;
+}
+
+ssize_t kd_sb_recv_fd(int sock, char *buf, size_t cap, int *fd)
+{
+    struct iovec iov;
+    struct msghdr m;
+    union { char buf[CMSG_SPACE(sizeof(int) * 4)]; struct cmsghdr align; } ctl;
+    struct cmsghdr *cm;
+    ssize_t n;
+
+    *fd = -1;
+    if (cap < 2) {
+        errno = EINVAL;
+        return -1;
+    }
+    iov.iov_base = buf;
+    iov.iov_len = cap - 1;
+    memset(&m, 0, sizeof m);
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = ctl.buf;
+    m.msg_controllen = sizeof ctl.buf;
+    do {
+        n = recvmsg(sock, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return -1;
+    for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+        size_t k, nfds;
+        if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+            continue;
+        nfds = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (k = 0; k < nfds; k++) {
+            int x;
+            memcpy(&x, CMSG_DATA(cm) + k * sizeof(int), sizeof x);
+            if (*fd < 0)
+                *fd = x;
+            else
+                close(x);             /* never more than one */
+        }
+    }
+    buf[n] = '\0';
+    return n;
 }

@@ -54,6 +54,7 @@ void kd_flush_out(kd_loop *l, kd_conn *c)
             n = send(c->fd, c->out.buf + c->out.off, c->out.len - c->out.off, MSG_NOSIGNAL);
             if (n > 0)
                 c->out.off += (size_t)n;
+            kd_count_out(l, n);
         } else if (c->out.fd >= 0 && c->out.file_off < c->out.file_end) {
             off_t off = (off_t)c->out.file_off;
             n = sendfile(c->fd, c->out.fd, &off, file_left(c->out.file_off, c->out.file_end));
@@ -61,6 +62,7 @@ void kd_flush_out(kd_loop *l, kd_conn *c)
                 n = -1, errno = EIO;  /* the file shrank: the body cannot be whole */
             if (n > 0)
                 c->out.file_off += n;
+            kd_count_out(l, n);
         } else {
             break;
         }
@@ -92,6 +94,7 @@ int kd_write_all(kd_loop *l, int fd, struct iovec *iov, int iovcnt)
         m.msg_iov = iov;
         m.msg_iovlen = (size_t)(iovcnt > 1024 ? 1024 : iovcnt);
         n = sendmsg(fd, &m, MSG_NOSIGNAL);
+        kd_count_out(l, n);
         if (n < 0) {
             int rv;
             if (errno == EINTR)
@@ -154,6 +157,7 @@ int kd_write_last(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt)
     do {
         n = sendmsg(c->fd, &m, MSG_NOSIGNAL);
     } while (n < 0 && errno == EINTR);
+    kd_count_out(l, n);
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
         return -1;
     if (n < 0)
@@ -200,6 +204,7 @@ int kd_write_file_last(kd_loop *l, kd_conn *c, const char *head, size_t hlen,
      * first bytes */
     while (sent < hlen) {
         n = send(c->fd, head + sent, hlen - sent, MSG_NOSIGNAL | (len > 0 ? MSG_MORE : 0));
+        kd_count_out(l, n);
         if (n > 0) {
             sent += (size_t)n;
             continue;
@@ -213,6 +218,7 @@ int kd_write_file_last(kd_loop *l, kd_conn *c, const char *head, size_t hlen,
     while (sent == hlen && len > 0) {
         off_t o = (off_t)off;
         n = sendfile(c->fd, in_fd, &o, file_left(off, off + len));
+        kd_count_out(l, n);
         if (n > 0) {
             off += n;
             len -= n;
@@ -263,6 +269,7 @@ int kd_sendfile_all(kd_loop *l, int out_fd, int in_fd, off_t off, size_t len)
 {
     while (len > 0) {
         ssize_t n = sendfile(out_fd, in_fd, &off, len);
+        kd_count_out(l, n);
         if (n > 0) {
             len -= (size_t)n;
             continue;

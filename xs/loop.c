@@ -258,6 +258,7 @@ static size_t build_head(pTHX_ kd_xs *x, kd_conn *c, SV *status, AV *headers, IV
         return 0;
     }
     c->keepalive = out.keepalive;
+    c->resp_status = in.status;
     c->resp_no_body = out.no_body;
     c->resp_chunked = out.framing == KD_FRAME_CHUNKED;
     c->resp_left = out.framing == KD_FRAME_LENGTH ? out.length : -1;

@@ -22,6 +22,9 @@ use Kamado::Server;
 use constant { LOAD_FAILED => 2, LOAD_TRIES => 5, LOAD_PAUSE => 0.25 };
 # Autoscaling reads the scoreboard this often (seconds).
 use constant TICK => 0.25;
+# Each worker's memory is read from /proc this often (seconds), for the
+# scoreboard file and the status listener.
+use constant MEASURE => 1;
 my %BUSY = map { ($_ => 1) } qw(reading app writing);
 
 sub new {
@@ -34,6 +37,9 @@ sub new {
         max_workers  => $args{max_workers},
         max_worker_idle => $args{max_worker_idle} // 10,
         scoreboard_file => $args{scoreboard},
+        # a board made by the supervisor (which shows it on --status-listen)
+        scoreboard   => $args{board},
+        board_shown  => $args{board_shown},  # then each worker's memory is measured
         pools        => $args{pools} || [],  # [{name, prefix, workers, timeout}]
         app          => $args{app},          # a PSGI app, or undef with loader
         loader       => $args{loader},       # loads the app in each worker
@@ -64,8 +70,18 @@ sub autoscaling { defined $_[0]{max_workers} }
 # and TTIN adds to a fixed pool. Workers beyond it run without a slot.
 sub _scoreboard {
     my ($self) = @_;
-    my $most = max($self->{workers}, $self->{max_workers} // 0, 1);
-    return $self->{scoreboard} //= _board(2 * $most + 8, $self->{scoreboard_file});
+    return $self->{scoreboard} if $self->{board_ready}++;
+    my $board = $self->{scoreboard} //= Kamado::Scoreboard->new($self->slots_needed);
+    $board->set_generation($self->{generation}, 1 + $self->{pools}->@*);
+    $board->publish($self->{scoreboard_file}) if defined $self->{scoreboard_file};
+    return $board;
+}
+
+# (a class method too: the supervisor makes boards of this size)
+sub slots_needed {
+    my ($self) = @_;
+    my $most = max($self->{workers} // 0, $self->{max_workers} // 0, $self->{min_workers} // 0, 1);
+    return 2 * $most + 8;
 }
 
 # The board is anonymous shared memory, the generation's and its
@@ -81,11 +97,24 @@ sub _board {
 
 sub _publish {
     my ($self) = @_;
+    $self->_measure if defined $self->{scoreboard_file} || $self->{board_shown};
     return unless defined $self->{scoreboard_file};
     my $now = Time::HiRes::time();
     return if $now < ($self->{next_publish} // 0);
     $self->{next_publish} = $now + TICK;
     $self->{scoreboard}->refresh;
+}
+
+# Each worker's memory (/proc/PID/smaps_rollup), into its slot: read here,
+# by the pid this process forked, never by a worker on its request path.
+sub _measure {
+    my ($self) = @_;
+    my $now = Time::HiRes::time();
+    return if $now < ($self->{next_measure} // 0);
+    $self->{next_measure} = $now + MEASURE;
+    while (my ($pid, $slot) = each $self->{slot_of}->%*) {
+        $self->{scoreboard}->read_memory($slot, $pid);
+    }
 }
 
 sub run {
@@ -155,6 +184,7 @@ sub run {
         my $timeout = $missing && $wait < 1 ? $wait : 1;
         $timeout = min($timeout, max(0, $self->{next_tick} - Time::HiRes::time())) if $self->autoscaling;
         $timeout = min($timeout, max(0, $self->{next_publish} - Time::HiRes::time())) if defined $self->{scoreboard_file};
+        $timeout = min($timeout, max(0, $self->{next_measure} - Time::HiRes::time())) if $self->{board_shown};
         select $rin, undef, undef, $timeout;
     }
     $self->_shutdown(\%signal);
@@ -207,6 +237,7 @@ sub _resize {
     if (@current > $want) {
         my @retire = @current[0 .. @current - $want - 1];
         $self->{children}{$_} = 0 for @retire;    # not counted: no replacement
+        $self->{exit_cause}{$_} = 'ttou' for @retire;
         kill TERM => @retire;
     }
     $self->{log}->("TTIN/TTOU: $want worker" . ($want == 1 ? '' : 's'));
@@ -245,6 +276,7 @@ sub _autoscale {
     return unless $self->{children}{$pid};    # a child of this generation, not reaped
     $self->{workers}--;
     $self->{children}{$pid} = 0;    # not counted: no replacement
+    $self->{exit_cause}{$pid} = 'idle';
     kill TERM => $pid;
     $self->{log}->(sprintf 'retiring idle worker %d (idle %.0f s): %d worker%s', $pid, $spare[0]{seconds},
         $self->{workers}, $self->{workers} == 1 ? '' : 's');
@@ -255,7 +287,7 @@ sub _spawn {
     $pool //= 0;
     my $generation = $$;
     my $slot = $self->_free_slot;
-    $self->{scoreboard}->claim($slot, $self->{generation}) if defined $slot;
+    $self->{scoreboard}->claim($slot, $self->{generation}, $pool) if defined $slot;
     my ($pid, $old) = Kamado::Process::fork_signals_blocked();
     if (!defined $pid) {
         $self->{log}->("Can't fork a worker: $!");
@@ -284,11 +316,20 @@ sub _free_slot {
     return undef;
 }
 
-# A reaped worker's slot is free again.
+# A reaped worker's slot is free again (its counters added to the
+# board's), and its exit is counted by cause: the one it or this process
+# gave, else what its wait status says.
 sub _release_slot {
-    my ($self, $pid) = @_;
+    my ($self, $pid, $status) = @_;
     my $slot = delete $self->{slot_of}{$pid};
-    $self->{scoreboard}->clear($slot) if defined $slot;
+    return unless defined $slot;    # (an orphan reaped, or a worker without a slot)
+    $self->{scoreboard}->clear($slot);
+    my $cause = delete $self->{exit_cause}{$pid};
+    $cause //= !$status ? 'stop'
+        : ($status & 127) == POSIX::SIGVTALRM() ? 'request_timeout'
+        : $status >> 8 == LOAD_FAILED && !$self->{app} ? 'load_failed'
+        : 'crash';
+    $self->{scoreboard}->count_exit(Kamado::Scoreboard->exit_index($cause));
 }
 
 sub _worker_main {
@@ -323,7 +364,7 @@ sub _worker_main {
             app          => $app,
             max_requests => $max,
             max_age      => $age,
-            on_drain     => sub { syswrite $notice, "retire $$\n" },
+            on_drain     => sub { syswrite $notice, "retire $$ $_[0]\n" },
             scoreboard   => $self->{scoreboard},
             slot         => $slot,
         );
@@ -353,12 +394,14 @@ sub _at_exit {
 sub _read_notices {
     my ($self, $fh) = @_;
     my $notices = Kamado::Process::read_waiting($fh);
-    while ($notices =~ /^(retire|loaded) (\d+)$/mg) {
+    while ($notices =~ /^(retire|loaded) (\d+)(?: (\w+))?$/mg) {
         if ($1 eq 'loaded') {
             $self->{load_failures} = 0;
             $self->{on_ready}->() if $self->{on_ready} && !$self->{said_ready}++;
         } elsif (exists $self->{children}{$2}) {
             $self->{children}{$2} = 0;    # retired: its replacement starts now
+            # (a stop is this process's doing: it knows why, or it is a shutdown)
+            $self->{exit_cause}{$2} //= $3 if $3 && $3 ne 'stop';
         }
     }
 }
@@ -367,7 +410,7 @@ sub _reap {
     my ($self, $last_failure) = @_;
     while ((my $pid = waitpid(-1, WNOHANG)) > 0) {
         my $gen = delete $self->{children}{$pid} // next;
-        $self->_release_slot($pid);
+        $self->_release_slot($pid, $?);
         delete $self->{pool_of}{$pid};
         if ($?) {
             $$last_failure = Time::HiRes::time();
@@ -390,8 +433,9 @@ sub _shutdown {
         children => $self->{children},
         flags    => $signal,
         timeout  => $self->{graceful_timeout},
-        on_reap  => sub { $self->_release_slot($_[0]) },
+        on_reap  => sub { $self->_release_slot($_[0], $_[1]) },
         on_timeout => sub {
+            $self->{exit_cause}{$_} = 'graceful_timeout' for @_;
             $self->{log}->("graceful timeout ($self->{graceful_timeout} s): killing worker"
                 . (@_ > 1 ? 's ' : ' ') . join(', ', @_));
         },

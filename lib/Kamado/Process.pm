@@ -101,7 +101,7 @@ sub stop_children {
         last if $pid < 0;
         if ($pid > 0) {
             delete $children->{$pid};
-            $arg{on_reap}->($pid) if $arg{on_reap};
+            $arg{on_reap}->($pid, $?) if $arg{on_reap};
             next;
         }
         if (Time::HiRes::time() >= $deadline) {

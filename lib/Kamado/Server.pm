@@ -41,7 +41,7 @@ sub new {
         # --expect-to-app: the app reads psgi.input to accept an Expect upload
         expect_to_app     => ($args{loop_settings} || {})->{expect_to_app},
         write_buffer      => ($args{loop_settings} || {})->{write_buffer} // 1 << 20,
-        on_drain          => $args{on_drain},           # called when accepting stops
+        on_drain          => $args{on_drain},           # called when accepting stops, with why
         scoreboard        => $args{scoreboard},         # Kamado::Scoreboard, or undef
         slot              => $args{slot},               # this worker's slot in it
         pools             => $args{pools},  # {routes => [[prefix, send fd]], mine, recv_fd, listen}
@@ -94,18 +94,21 @@ sub run {
     local $self->{app} = $self->_timed_app($self->{app}) if $timeout;
     my $limited = $budget || $max_kb || $retire_at || $timeout;
     my $served = 0;
+    my $why;
     while (!$self->{stopping}) {
         (my ($fd, $env, $body) = $loop->next_request(1000)) or do {
-            last if $retire_at && Time::HiRes::time() >= $retire_at;
+            last if $retire_at && Time::HiRes::time() >= ($why = 'max_age', $retire_at)[1];
             next;
         };
         $self->handle_request($fd, $env, $body);
         next unless $limited;    # the common case: one test a request
         $self->_disarm_request_timer if $timeout;    # app, response and cleanup done
-        last if $budget && ++$served >= $budget;
-        last if $max_kb && $self->_over_rss($env, $max_kb);
-        last if $retire_at && Time::HiRes::time() >= $retire_at;
+        last if $budget && ++$served >= ($why = 'max_requests', $budget)[1];
+        last if $max_kb && ($why = 'max_rss') && $self->_over_rss($env, $max_kb);
+        last if $retire_at && Time::HiRes::time() >= ($why = 'max_age', $retire_at)[1];
     }
+    # why it stops, for the generation's count of exits (Kamado::Scoreboard)
+    $self->{why} = $self->{stopping} ? $self->{why} // 'stop' : $why;
     $self->_drain;
     undef $self->{loop};
     return $served;
@@ -167,7 +170,7 @@ sub _drain {
     my ($self) = @_;
     my $loop = $self->{loop};
     $loop->stop_accepting($self->{stopping} ? 1 : 0);
-    $self->{on_drain}->() if $self->{on_drain};
+    $self->{on_drain}->($self->{why} // 'stop') if $self->{on_drain};
     until ($loop->drained) {
         (my ($fd, $env, $body) = $loop->next_request(100)) or next;
         $self->handle_request($fd, $env, $body);
@@ -197,7 +200,7 @@ sub handle_request {
 
     my $res = eval { $self->{app}->($env) };
     _forked() if Kamado::current_pid() != $self->{pid};
-    $self->stop if $env->{'psgix.harakiri.commit'};
+    $self->{why} = 'harakiri', $self->stop if $env->{'psgix.harakiri.commit'};
     if ($body_kind && $self->{body_failed}) {
         # a deferred body failed: its 408/413/400 is sent, the app's answer is not
     } elsif (ref $res eq 'ARRAY' && @$res == 3 && ref $res->[2] eq 'ARRAY' && ref $res->[1] eq 'ARRAY') {
@@ -221,7 +224,7 @@ sub handle_request {
             eval { $handler->($env); 1 } or _log_error($env, "cleanup handler died: $@");
         }
     }
-    $self->stop if $env->{'psgix.harakiri.commit'} && !$self->{stopping};    # set by a cleanup handler
+    $self->{why} = 'harakiri', $self->stop if $env->{'psgix.harakiri.commit'} && !$self->{stopping};    # set by a cleanup handler
 }
 
 # One read-only handle on an empty string serves every request without a

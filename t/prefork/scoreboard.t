@@ -116,16 +116,25 @@ close $_ for @keep;
     local $/;
     my $raw = <$fh>;
     my ($magic, $version, $nslots, $slot_size, $header_size) = unpack 'a8 L L L L', $raw;
-    is_deeply [$magic, $version, $slot_size, $header_size], ['KAMADOSB', 1, 128, 64], 'header';
+    is_deeply [$magic, $version, $slot_size, $header_size], ['KAMADOSB', 2, 640, 1024], 'header';
     my @states = qw(free starting idle reading app writing draining);
     my (@raw, @xs);
     for my $i (0 .. $nslots - 1) {
-        my ($pid, $gen, $state, $conns, $requests, $since, $request) = unpack 'l L L L Q d Z96', substr $raw, 64 + 128 * $i, 128;
-        push @raw, "$pid $gen $states[$state] $requests $request" if $state;
+        my ($pid, $gen, $state, $conns, $requests, $since, $request, $started, $pool, $private, $shared, $pss, @status)
+            = unpack 'l L L L Q d Z96 d L x4 Q3 Q5', substr $raw, 1024 + 640 * $i, 640;
+        push @raw, "$pid $gen $states[$state] $requests $request $private $shared $pss @status" if $state;
     }
-    push @xs, "$_->{pid} $_->{generation} $_->{state} $_->{requests} $_->{request}" for slots();
+    push @xs, "$_->{pid} $_->{generation} $_->{state} $_->{requests} $_->{request} $_->{private} $_->{shared} $_->{pss} "
+        . "@{ $_->{counts}{status} }" for slots();
     is_deeply \@raw, \@xs, 'unpacked, the same slots as Kamado::Scoreboard reads (no request meanwhile)';
 }
+
+# each worker's memory, read by the generation from /proc (a second apart)
+ok eventually(sub { !grep { !$_->{private} || !$_->{shared} || !$_->{pss} } slots() }),
+    'each slot shows its worker\'s private, shared and proportional memory'
+    or diag explain [slots()];
+ok eventually(sub { my $n = 0; $n += $_->{counts}{status}[1] for slots(); $n >= 5 }),
+    'and the 2xx responses it sent';
 
 # a killed worker: its slot is cleared, and given to its replacement
 my $victim = slot_of($busy->{pid});
