@@ -161,9 +161,10 @@ sub serve {
     Kamado::Notify->init;
     my @listeners = $class->listeners($opt);
     Kamado::Listener->mark_proxy_protocol($opt->{proxy_protocol}, @listeners) if $opt->{proxy_protocol};
+    my $status_listener = $class->status_listener($opt);
     # bound and opened as root; the app loaded and served as --user
     $_->set_access(defined $opt->{socket_mode} ? oct $opt->{socket_mode} : undef, $ids ? @$ids{qw(uid gid)} : ())
-        for @listeners;
+        for @listeners, $status_listener // ();
     Kamado::Privileges->drop($ids) if $ids;
     my $as_root = $> == 0;
     my $on_ready = sub {
@@ -215,12 +216,14 @@ sub serve {
             load_timeout => $opt->{load_timeout},
             watch        => $watch,
             on_ready     => $on_ready,
+            status_listener => $status_listener,
+            status_args  => { pools => $opt->{pool} // [] },
         )->run;
     }
     # a late TERM (a second one, or systemd's) must not turn a clean exit
     # into death by signal while Perl shuts down
     $SIG{$_} = 'IGNORE' for qw(TERM QUIT INT HUP);
-    $_->remove for @listeners;
+    $_->remove for @listeners, $status_listener // ();
     $pid_file->remove if $pid_file;
     return $status;
 }
@@ -234,6 +237,20 @@ sub reload_watch {
     my @dirs = grep { -e } ($dirs // [])->@*;
     die "kamado: --reload: no directory to watch (the app's directory, or -I DIR)\n" unless @dirs;
     return { dirs => \@dirs, ignore => [grep { defined } @$opt{qw(error_log pid_file scoreboard access_log)}] };
+}
+
+# --status-listen: HOST:PORT, a unix socket path, or a port alone (then
+# on the loopback address, as ":PORT" too: the page shows request lines,
+# so listening beyond the machine is asked for by name).
+sub status_listener {
+    my ($class, $opt) = @_;
+    my $spec = $opt->{status_listen} // return undef;
+    die "kamado: --status-listen needs --workers 1 or more (with --workers 0 there is no supervisor to answer it)\n"
+        if $opt->{workers} == 0;
+    $spec = "127.0.0.1:$1" if $spec =~ /\A:?(\d+)\z/;
+    my $listener = eval { Kamado::Listener->bind($spec) };
+    die "kamado: --status-listen $opt->{status_listen}: " . ($@ =~ s/\s+\z//r) . "\n" unless $listener;
+    return $listener;
 }
 
 # Autoscaling bounds: (min, max) when --min-workers or --max-workers is

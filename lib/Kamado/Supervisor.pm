@@ -11,6 +11,8 @@ use Kamado::ErrorLog;
 use Kamado::Prefork;
 use Kamado::Notify;
 use Kamado::Process;
+use Kamado::Scoreboard;
+use Socket qw(AF_UNIX SOCK_SEQPACKET);
 
 # The process kamado's users signal. It never loads the application: it
 # forks a generation, a process that loads the app afresh (its modules
@@ -46,6 +48,10 @@ sub new {
         log          => $args{log} || sub { print STDERR "[kamado] [$$] @_\n" },
         generations  => {},                    # pid => { number, status pipe, state }
         number       => 0,
+        # --status-listen: a Kamado::Listener, answered by a process of
+        # its own (Kamado::Status)
+        status_listener => $args{status_listener},
+        status_args  => $args{status_args} || {},
     }, $class;
 }
 
@@ -65,9 +71,11 @@ sub _run {
     my %signal;
     local $0 = "kamado supervisor $0";
     Kamado::Process::catch_signals(\%signal, keys %Kamado::Process::FLAG);
+    $self->{started} = Time::HiRes::time();
+    $self->_start_status if $self->{status_listener};
 
     $self->_start_watcher if $self->{watch};
-    my $first = $self->_start_generation;
+    my $first = $self->_start_generation('start');
     my ($ready, $why, $status) = $self->_wait_for($first, \%signal);
     if (!defined $ready) {
         $self->_stop_all(\%signal);
@@ -78,6 +86,7 @@ sub _run {
         die "kamado: $why\n";
     }
     $self->{current} = $first;
+    $self->_tell_status("serving $first");
     $self->{on_ready}->() if $self->{on_ready};
 
     my $last_crash = 0;
@@ -88,7 +97,7 @@ sub _run {
                 $self->{log}->('HUP: a new generation is still loading; this HUP is ignored');
             } else {
                 $self->{log}->('HUP: loading the application afresh in a new generation');
-                $self->_reload;
+                $self->_reload('hup');
             }
         }
         $self->_check_watcher;
@@ -113,8 +122,10 @@ sub _run {
         }
         if (!$self->{current} && !$self->{pending} && Time::HiRes::time() >= $last_crash + 1) {
             $self->{log}->('starting a new generation to replace it');
-            $self->{pending} = $self->_start_generation;
+            $self->{pending} = $self->_start_generation('replace');
         }
+        $self->_start_status if $self->{status_listener} && !$self->{status_pid}
+            && Time::HiRes::time() >= ($self->{status_died} // 0) + 1;
         next if $signal{child} || $signal{reload} || $signal{stop};
         my $rin = '';
         vec($rin, fileno $self->{generations}{ $self->{pending} }{status}, 1) = 1 if $self->{pending};
@@ -130,9 +141,9 @@ sub _run {
 
 # A new generation, as HUP and --reload start it.
 sub _reload {
-    my ($self) = @_;
+    my ($self, $cause) = @_;
     Kamado::Notify->send('RELOADING=1', 'STATUS=loading the application in a new generation');
-    $self->{pending} = $self->_start_generation;
+    $self->{pending} = $self->_start_generation($cause);
 }
 
 sub _start_watcher {
@@ -162,7 +173,7 @@ sub _check_watcher {
     delete $self->{reload_at};
     $self->{log}->('--reload: ' . (@files > 3 ? scalar(@files) . " files changed, among them @files[0 .. 2]" : "changed: @files")
         . '; loading the application afresh in a new generation');
-    $self->_reload;
+    $self->_reload('reload');
 }
 
 sub _stop_watcher {
@@ -171,11 +182,69 @@ sub _stop_watcher {
     $watcher->stop;
 }
 
-# Forks a generation; returns its pid. It says "ready" on its status pipe
-# once it serves, or the error that stopped it.
-sub _start_generation {
+# --status-listen: the status process (Kamado::Status) answers there, in a
+# process of its own, never an app worker's or this one's: the app cannot
+# block it, and HTTP from the network never reaches the process that
+# keeps the server up. It sees every live generation's scoreboard: this
+# process makes each one (a memfd) before forking the generation and
+# hands the status process its descriptor, with word of the generation's
+# state, over a socket pair only the two of them hold. A status process
+# that dies is started again a second later, and told every board anew.
+sub _start_status {
     my ($self) = @_;
+    socketpair(my $tell, my $hear, AF_UNIX, SOCK_SEQPACKET, 0)
+        or return $self->{log}->("can't create the status process's socket: $!");
+    my ($pid, $old) = Kamado::Process::fork_signals_blocked();
+    return $self->{log}->("can't fork the status process: $!") unless defined $pid;
+    if ($pid) {
+        $self->{status_pid} = $pid;
+        $self->{status_tell} = $tell;
+        for my $gpid (sort { $a <=> $b } keys $self->{generations}->%*) {
+            my $gen = $self->{generations}{$gpid};
+            $self->_tell_status("board $gen->{number} $gpid $gen->{cause}", $gen->{board}) if $gen->{board};
+            $self->_tell_status("serving $gpid") if $self->{current} && $gpid == $self->{current};
+            $self->_tell_status("draining $gpid") if $gen->{draining};
+        }
+        return;
+    }
+    close $tell;
+    $0 =~ s/^kamado supervisor/kamado status/;
+    $SIG{$_} = 'IGNORE' for qw(HUP TTIN TTOU USR1);
+    $SIG{CHLD} = 'DEFAULT';
+    Kamado::Process::started(getppid, $old);
+    delete $_->{board} for values $self->{generations}->%*;
+    require Kamado::Status;
+    my $status = eval {
+        Kamado::Status->new(
+            $self->{status_args}->%*,
+            listener   => $self->{status_listener},
+            socket     => $hear,
+            started    => $self->{started},
+            supervisor => getppid,
+        )->run;
+        0;
+    } // do { $self->{log}->("the status process failed: $@"); 1 };
+    POSIX::_exit($status);
+}
+
+# A word to the status process (and a board's descriptor), never waiting:
+# what it cannot take now is lost, not the supervisor's time.
+sub _tell_status {
+    my ($self, $msg, $board) = @_;
+    return unless $self->{status_pid};
+    Kamado::Scoreboard->send_fd(fileno $self->{status_tell}, $msg, $board ? $board->fd : -1);
+}
+
+# Forks a generation; returns its pid. It says "ready" on its status pipe
+# once it serves, or the error that stopped it. $cause: start, hup, or
+# replace (the serving one ended).
+sub _start_generation {
+    my ($self, $cause) = @_;
     my $number = ++$self->{number};
+    # made here, so that the status process sees it (see _start_status)
+    my $board = $self->{status_listener}
+        ? Kamado::Scoreboard->new_shared(Kamado::Prefork::slots_needed($self->{prefork_args}))
+        : undef;
     pipe(my $status_r, my $status_w) or die "kamado: can't create a pipe: $!\n";
     my ($pid, $old) = Kamado::Process::fork_signals_blocked();
     die "kamado: can't fork a generation: $!\n" unless defined $pid;
@@ -186,17 +255,24 @@ sub _start_generation {
         close $status_w;
         $self->{generations}{$pid} = {
             number => $number, status => $status_r, said => '', started => Time::HiRes::time(),
+            board => $board, cause => $cause,
         };
+        $self->_tell_status("board $number $pid $cause", $board) if $board;
         return $pid;
     }
     close $status_r;
     $status_w->autoflush(1);
-    $self->_generation_main($number, $status_w, $old);
+    $self->_generation_main($number, $status_w, $old, $board);
 }
 
 sub _generation_main {
-    my ($self, $number, $status_w, $mask) = @_;
+    my ($self, $number, $status_w, $mask, $board) = @_;
     my $supervisor = getppid;
+    # (the status process's socket and listener, and the other
+    # generations' boards, are not this generation's)
+    close $self->{status_tell} if $self->{status_tell};
+    close $self->{status_listener}->socket if $self->{status_listener};
+    $_->{board} = undef for values $self->{generations}->%*;
     $0 =~ s/^kamado supervisor/kamado generation $number/;
     # until Prefork sets its own: a stop while loading ends the load
     $SIG{$_} = 'DEFAULT' for qw(TERM QUIT INT);
@@ -214,6 +290,7 @@ sub _generation_main {
     my $prefork = Kamado::Prefork->new(
         $self->{prefork_args}->%*,
         generation => $number,
+        ($board ? (board => $board, board_shown => 1) : ()),
         app      => $app,
         loader   => $self->{loader},
         on_ready => sub { syswrite $status_w, "ready\n" },
@@ -267,8 +344,10 @@ sub _check_pending {
         $self->{log}->("generation $gen->{number} serves; generation $self->{generations}{$old}{number} finishes its requests and exits");
         kill TERM => $old;
         $self->{generations}{$old}{draining} = Time::HiRes::time();
+        $self->_tell_status("draining $old");
     }
     $self->{current} = $pid;
+    $self->_tell_status("serving $pid");
 }
 
 # The deadlines of generations that are not the serving one: loading
@@ -324,7 +403,14 @@ sub _reap {
             $self->{log}->('the --reload watcher exited with ' . Kamado::Process::how($status) . '; changes are not watched any more');
             next;
         }
+        if ($self->{status_pid} && $pid == $self->{status_pid}) {
+            $self->{log}->('the status process exited with ' . Kamado::Process::how($status) . '; starting another');
+            delete @$self{qw(status_pid status_tell)};
+            $self->{status_died} = Time::HiRes::time();
+            next;
+        }
         my $gen = delete $self->{generations}{$pid} // next;
+        $self->_tell_status("gone $pid " . ($gen->{killed} ? 'killed' : $status ? 'crashed' : 'exited'));
         if ($self->{pending} && $pid == $self->{pending}) {
             delete $self->{pending};
             # the old generation serves on: ready as before
@@ -354,6 +440,10 @@ sub _stop_all {
     Kamado::Notify->send('STOPPING=1');
     $self->_stop_watcher;
     Kamado::Process::stop_children(children => $self->{generations}, flags => $signal);
+    if (my $pid = delete $self->{status_pid}) {
+        kill TERM => $pid;
+        waitpid $pid, 0;
+    }
 }
 
 1;
