@@ -17,9 +17,10 @@ sub render {
         '<html lang="en"><head><meta charset="utf-8">',
         ($refresh ? '<meta http-equiv="refresh" content="' . _h($refresh) . '">' : ()),
         '<title>Kamado Status</title>',
-        '<style>body{font-family:sans-serif;margin:1em}table{border-collapse:collapse;margin-bottom:1em}'
+        '<style>body{font-family:sans-serif;margin:1em}dl{display:grid;grid-template-columns:max-content auto;gap:2px 1em}'
+            . 'dt{font-weight:bold}dd{margin:0}h2{margin:.6em 0 .3em}table{border-collapse:collapse;margin-bottom:1em}'
             . 'th,td{border:1px solid #bbb;padding:2px 6px;text-align:left}th{background:#eee}'
-            . 'td.n{text-align:right}td.req{font-family:monospace;max-width:40em;overflow-wrap:anywhere}</style>',
+            . 'td.n{text-align:right;white-space:nowrap}td.req{font-family:monospace;max-width:40em;overflow-wrap:anywhere}</style>',
         '</head><body>',
         '<h1>Kamado Status</h1>',
         '<dl id="server">',
@@ -32,12 +33,6 @@ sub render {
         _dt('Bytes in / out', "$s->{bytes}{in} / $s->{bytes}{out}"),
         _dt('Workers', join(', ', map { "$s->{workers_by_state}{$_} $_" } grep { $s->{workers_by_state}{$_} } sort keys $s->{workers_by_state}->%*) || 'none'),
         '</dl>',
-        '<h2>Generations</h2>',
-        _table('generations', [qw(Generation Pid State Started Workers)],
-            map { [$_->{number}, $_->{pid}, $_->{state}, POSIX::strftime('%H:%M:%S', localtime $_->{started}), $_->{workers}] }
-                $s->{generations}->@*),
-        '<h2>Pools</h2>',
-        _table('pools', ['Pool', 'Queued connections'], map { [$_->{name}, $_->{queued}] } $s->{pools}->@*),
         '<h2>Workers</h2>',
         _table('workers', ['Pid', 'Generation', 'Pool', 'State', 'Request', 'Age (s)', 'Requests', 'Connections',
                 'Private', 'Shared', 'Pss'],
@@ -45,6 +40,12 @@ sub render {
                     defined $_->{age} ? sprintf('%.1f', $_->{age}) : '', $_->{requests}, $_->{connections},
                     map { _bytes($_) } @{ $_->{memory} }{qw(private shared pss)}] }
                 sort { $a->{generation} <=> $b->{generation} || $a->{pid} <=> $b->{pid} } $s->{workers}->@*),
+        '<h2>Generations</h2>',
+        _table('generations', [qw(Generation Pid State Started Workers)],
+            map { [$_->{number}, $_->{pid}, $_->{state}, POSIX::strftime('%H:%M:%S', localtime $_->{started}), $_->{workers}] }
+                $s->{generations}->@*),
+        '<h2>Pools</h2>',
+        _table('pools', ['Pool', 'Queued connections'], map { [$_->{name}, $_->{queued}] } $s->{pools}->@*),
         '<h2>Worker exits</h2>',
         _table('exits', ['Cause', 'Workers'], map { [$_, $s->{worker_exits}{$_}] } sort keys $s->{worker_exits}->%*),
         '<p>Also: <a href="status.json">status.json</a>, <a href="metrics">metrics</a>.</p>',
@@ -102,8 +103,8 @@ Kamado::Status::HTML - the status page, like Apache's server-status
 =head1 DESCRIPTION
 
 C<render($snapshot, $refresh)> returns the page: the server's summary
-(C<dl id="server">), then tables C<generations>, C<pools>, C<workers> (one
-row a worker) and C<exits>. With C<$refresh> (seconds), a meta refresh.
+(C<dl id="server">), then tables C<workers> (one row a worker), C<generations>,
+C<pools> and C<exits>. With C<$refresh> (seconds), a meta refresh.
 Every value is HTML-escaped, and bytes outside printable ASCII are shown
 as C<\xNN>: a request line is whatever a client sent.
 
