@@ -248,6 +248,8 @@ sub status_listener {
     die "kamado: --status-listen needs --workers 1 or more (with --workers 0 there is no supervisor to answer it)\n"
         if $opt->{workers} == 0;
     $spec = "127.0.0.1:$1" if $spec =~ /\A:?(\d+)\z/;
+    die "kamado: --status-listen $opt->{status_listen}: the port must be from 1 to 65535\n"
+        if $spec !~ m{/} && $spec =~ /:(\d+)\z/ && ($1 < 1 || $1 > 65535);
     my $listener = eval { Kamado::Listener->bind($spec) };
     die "kamado: --status-listen $opt->{status_listen}: " . ($@ =~ s/\s+\z//r) . "\n" unless $listener;
     return $listener;
