@@ -521,7 +521,13 @@ the first fork it maps the L<Kamado::Scoreboard> (anonymous shared
 memory) with a slot for every worker that may be alive at once; it gives
 each worker a slot when it forks it and clears the slot when it reaps it.
 With C<scoreboard> (a path) it publishes a copy there, rewritten every
-quarter second. It signals only the pids it forked and has not reaped,
+quarter second. Under B<--status-listen> the board is the supervisor's
+(C<board>, a memfd the status process also maps). With either, it reads
+each worker's memory from F</proc/PID/smaps_rollup> into its slot once a
+second. When it reaps a worker it counts the exit by cause (the cause
+the worker gave as it stopped accepting, such as C<max_requests>, or the
+one this process had, such as C<idle>, else what the wait status says:
+C<request_timeout>, C<load_failed>, C<crash>, C<stop>). It signals only the pids it forked and has not reaped,
 never one read from the scoreboard.
 
 =head1 AUTOSCALING

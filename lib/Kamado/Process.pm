@@ -124,9 +124,10 @@ supervisor and its generations
 
 =head1 DESCRIPTION
 
-Kamado runs three kinds of process:
+Kamado runs three kinds of process (four with B<--status-listen>):
 
     kamado supervisor app.psgi          Kamado::Supervisor
+     \_ kamado status app.psgi          Kamado::Status (--status-listen)
      \_ kamado generation 2 app.psgi    Kamado::Prefork (the app loaded)
          \_ kamado worker app.psgi      Kamado::Server
          \_ kamado worker app.psgi
@@ -146,6 +147,10 @@ supervisor and a generation share.
     HUP         reload: a new generation    ignored                  ignored
     TTIN, TTOU  to the serving generation   a worker more, fewer     ignored
     USR1        reopen the log; to each     reopen; to every worker  reopen the log
+
+The status process stops (after what it is answering) on TERM, QUIT and
+INT, from the supervisor once the generations are gone, and ignores the
+others.
 
 =head1 FUNCTIONS
 

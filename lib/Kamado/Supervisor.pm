@@ -467,6 +467,12 @@ preloaded (where Starman's HUP only re-forks workers from the code its
 master process already holds). Modules loaded before the app (C<-M>) stay as the
 supervisor loaded them.
 
+With B<--status-listen> it also forks the status process
+(L<Kamado::Status>, which says why it is a process of its own), makes
+each generation's scoreboard in a memfd before forking the generation and
+hands the status process the descriptor and the generation's state; a
+status process that dies is started again a second later.
+
 =head1 SIGNALS
 
 The table is in L<Kamado::Process>. TERM, QUIT and INT go to every
