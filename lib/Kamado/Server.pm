@@ -42,6 +42,7 @@ sub new {
         expect_to_app     => ($args{loop_settings} || {})->{expect_to_app},
         write_buffer      => ($args{loop_settings} || {})->{write_buffer} // 1 << 20,
         on_drain          => $args{on_drain},           # called when accepting stops, with why
+        on_tick           => $args{on_tick},            # called when a second passes without a request
         scoreboard        => $args{scoreboard},         # Kamado::Scoreboard, or undef
         slot              => $args{slot},               # this worker's slot in it
         pools             => $args{pools},  # {routes => [[prefix, send fd]], mine, recv_fd, listen}
@@ -97,6 +98,7 @@ sub run {
     my $why;
     while (!$self->{stopping}) {
         (my ($fd, $env, $body) = $loop->next_request(1000)) or do {
+            $self->{on_tick}->() if $self->{on_tick};
             last if $retire_at && Time::HiRes::time() >= ($why = 'max_age', $retire_at)[1];
             next;
         };

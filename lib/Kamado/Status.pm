@@ -41,6 +41,10 @@ sub run {
     my $server = Kamado::Server->new(
         listeners     => [$self->{listener}],
         app           => $self->to_app,
+        # the supervisor's word is read at each request, and when none
+        # comes for a second: a board's descriptor never waits long in
+        # the socket
+        on_tick       => sub { $self->_intake },
         loop_settings => {keepalive_timeout => 5, header_timeout => 10, read_timeout => 10,
                           write_timeout => 10, max_connections => 256},
     );
