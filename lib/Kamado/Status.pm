@@ -89,7 +89,9 @@ sub _intake {
     my ($self) = @_;
     my $fd = fileno $self->{socket};
     while (my ($msg, $mem) = Kamado::Scoreboard->recv_fd($fd)) {
+        last if $msg eq '' && $mem < 0;    # the supervisor is gone (its TERM follows)
         my ($what, @arg) = split ' ', $msg;
+        $what //= '';
         if ($what eq 'board' && $mem >= 0) {
             my $board = Kamado::Scoreboard->attach_fd($mem);
             POSIX::close($mem);
