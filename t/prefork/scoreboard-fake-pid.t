@@ -37,13 +37,15 @@ ok eventually(sub {
     if (open my $fh, '+<:raw', $file) {
         my $head = '';
         sysread $fh, $head, 64;
-        my $nslots = (unpack 'a8 L L', $head)[2] // 0;
+        # (the sizes from the header: see Kamado::Scoreboard's FILE LAYOUT)
+        my ($nslots, $size, $start) = (unpack 'a8 L L L L', $head)[2, 3, 4];
+        $nslots //= 0;
         for my $i (0 .. $nslots - 1) {
             my $slot = '';
-            sysseek $fh, 64 + 128 * $i, 0;
-            sysread $fh, $slot, 128;
-            next unless length $slot == 128 && (unpack 'l L L', $slot)[2];    # state: not free
-            sysseek $fh, 64 + 128 * $i, 0;
+            sysseek $fh, $start + $size * $i, 0;
+            sysread $fh, $slot, $size;
+            next unless length $slot == $size && (unpack 'l L L', $slot)[2];    # state: not free
+            sysseek $fh, $start + $size * $i, 0;
             $writes++ if syswrite $fh, pack('l', $victim);
         }
     }
