@@ -203,7 +203,8 @@ sub snapshot {
 sub _recent {
     my ($self, $now, $requests) = @_;
     my $samples = $self->{samples};
-    push @$samples, [$now, $requests];
+    # one sample a second at most, the last minute's
+    push @$samples, [$now, $requests] if !@$samples || $now - $samples->[-1][0] >= 1;
     shift @$samples while @$samples > 2 && $samples->[1][0] < $now - 60;
     my ($t0, $r0) = $samples->[0]->@*;
     return $now - $t0 >= 1 ? ($requests - $r0) / ($now - $t0) : 0;

@@ -65,6 +65,8 @@ is $s->{requests}{total}, 1, 'one request in the totals';
 is $s->{requests}{by_class}{'2xx'}, 1, 'a 2xx';
 cmp_ok $s->{bytes}{in}, '>=', length("GET /block?go&secret=<x> HTTP/1.1\r\n"), 'bytes in';
 cmp_ok $s->{bytes}{out}, '>', length($busy->{pid}), 'bytes out';
+cmp_ok $s->{requests}{per_second}, '>', 0, 'requests per second since start';
+ok eventually(sub { status_json($server)->{requests}{per_second_recent} > 0 }), 'and over the last minute';
 
 is $server->stop, 0, 'the server stops cleanly';
 done_testing;
