@@ -8,7 +8,7 @@ use lib 't/lib';
 use Test::More;
 use File::Temp ();
 use Kamado::Test qw(eventually read_response);
-use Kamado::Test::Status qw(status_server status_json wait_file_app);
+use Kamado::Test::Status qw(status_server status_json metrics wait_file_app);
 
 my $dir = File::Temp->newdir;
 local $ENV{KT_DIR} = "$dir";
@@ -30,6 +30,12 @@ ok eventually(sub {
     !grep { !$_->{memory}{private} || !$_->{memory}{shared} || !$_->{memory}{pss} } $s->{workers}->@*;
 }), 'each worker\'s private, shared and proportional memory' or diag explain $s->{workers};
 cmp_ok $s->{server}{uptime}, '>', 0, 'uptime';
+{
+    my $m = metrics($server)->{samples};
+    my $pss = 0;
+    $pss += $_->{memory}{pss} for $s->{workers}->@*;
+    cmp_ok $m->{'kamado_worker_memory_bytes{kind="pss"}'}, '>=', $pss / 2, 'their Pss summed in /metrics';
+}
 
 # a request in flight
 my $c = $server->send_get('/block?go&secret=<x>');

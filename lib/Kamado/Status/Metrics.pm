@@ -43,9 +43,15 @@ sub render {
     $family->('kamado_generation_exits_total', 'counter', 'Generations that ended: exited, crashed, or killed by the supervisor.',
         $by->(cause => $s->{generation_exits}));
     $family->('kamado_generations', 'gauge', 'Live generations.', {}, scalar $s->{generations}->@*);
-    $family->('kamado_worker_memory_bytes', 'gauge', 'Each worker\'s memory (smaps_rollup): private, shared, pss.',
-        map { my $w = $_; map { ({pid => $w->{pid}, kind => $_}, $w->{memory}{$_}) } qw(private shared pss) }
-            $s->{workers}->@*);
+    # (summed: a label per pid would grow without bound as workers are
+    # replaced; /status.json has each worker's)
+    my %memory;
+    for my $w ($s->{workers}->@*) {
+        $memory{$_} += $w->{memory}{$_} // 0 for qw(private shared pss);
+    }
+    $family->('kamado_worker_memory_bytes', 'gauge',
+        'Live workers\' memory (smaps_rollup), summed: private, shared (as each sees it), pss (their real total).',
+        map { ({kind => $_}, $memory{$_} // 0) } qw(private shared pss));
     $family->('kamado_uptime_seconds', 'gauge', 'Seconds since the supervisor started.', {}, $s->{server}{uptime});
     return join "\n", @out, '';
 }
@@ -85,7 +91,8 @@ C<kamado_worker_exits_total{cause}> (max_requests, max_age, max_rss,
 harakiri, request_timeout, crash, load_failed, idle, ttou,
 graceful_timeout, stop), C<kamado_generation_starts_total{cause}> (start,
 hup, replace), C<kamado_generation_exits_total{cause}> (exited, crashed,
-killed), C<kamado_generations>, C<kamado_worker_memory_bytes{pid,kind}>
-and C<kamado_uptime_seconds>.
+killed), C<kamado_generations>, C<kamado_worker_memory_bytes{kind}> (the
+live workers' private, shared and proportional memory, summed; each
+worker's is in F</status.json>) and C<kamado_uptime_seconds>.
 
 =cut
