@@ -62,6 +62,7 @@ sub run {
     my $status = eval { $self->_run };
     my $error = $@;
     $self->_stop_watcher;
+    $self->_stop_status;
     die $error unless defined $status;
     return $status;
 }
@@ -440,10 +441,15 @@ sub _stop_all {
     Kamado::Notify->send('STOPPING=1');
     $self->_stop_watcher;
     Kamado::Process::stop_children(children => $self->{generations}, flags => $signal);
-    if (my $pid = delete $self->{status_pid}) {
-        kill TERM => $pid;
-        waitpid $pid, 0;
-    }
+    $self->_stop_status;
+}
+
+# The status process goes last: it shows the generations while they drain.
+sub _stop_status {
+    my ($self) = @_;
+    my $pid = delete $self->{status_pid} or return;
+    kill TERM => $pid;
+    waitpid $pid, 0;
 }
 
 1;
