@@ -53,6 +53,8 @@ our @TABLE = (
     ['error-log',              '=s',  undef,  'file the log (and every process\'s STDERR) is appended to; USR1 reopens it'],
     ['reload|r',               '!',   0,      'development: load the app afresh in a new generation (as HUP does) when a file under its directory or an -I directory changes'],
     ['preload',                '!',   1,      'load the app in the generation before forking its workers'],
+    ['startup',                '=s',  undef,  'FILE: a startup.pl run in each generation before the app loads and the workers fork (modules to preload, globals); a HUP runs it again'],
+    ['worker-init',            '=s',  undef,  'MODULE (its worker_init method is called) or Perl code: run in each worker once forked, before it accepts (connect on init)'],
     ['cgi-bin',                '=s@', undef,  'DIR (at /cgi-bin) or /PREFIX=DIR: a directory of CGI scripts (repeatable)'],
     ['cgi-docroot',            '=s@', undef,  'DIR (at /) or /PREFIX=DIR: a document root with CGI scripts beside static files: names with a --cgi-ext extension run as CGI, other files are sent (repeatable)'],
     ['cgi-env',                '=s@', undef,  'NAME (passed from the server\'s environment) or NAME=VALUE: added to every CGI script\'s environment'],

@@ -8,6 +8,7 @@ use Kamado::Listener;
 use Kamado::Options;
 use Kamado::CGI ();
 use Kamado::ErrorLog;
+use Kamado::Hooks;
 use Kamado::Notify;
 use Kamado::PidFile;
 use Kamado::Prefork;
@@ -150,6 +151,7 @@ sub _is_app {
 # loaded, as plackup gives it, or loader => code that loads it).
 sub serve {
     my ($class, $opt, %app) = @_;
+    die "kamado: --startup $opt->{startup}: no such file\n" if defined $opt->{startup} && !-f $opt->{startup};
     my $ids = Kamado::Privileges->resolve(@$opt{qw(user group)});
     Kamado::ErrorLog->open_file($opt->{error_log}) if defined $opt->{error_log};
     my ($min, $max) = $class->worker_bounds($opt);
@@ -189,6 +191,7 @@ sub serve {
         max_age      => $opt->{max_worker_age},
         graceful_timeout => $opt->{graceful_timeout},
         pools        => $opt->{pool},
+        worker_init  => $opt->{worker_init},
         server_args => {
             listeners       => \@listeners,
             spool_threshold => $opt->{spool_threshold},
@@ -203,14 +206,17 @@ sub serve {
         },
     );
     my $loader = $app{loader} // do { my $app = $app{app}; sub { $app } };
+    my $startup = defined $opt->{startup} ? sub { Kamado::Hooks->startup($opt->{startup}) } : undef;
     my $status;
     if ($opt->{workers} == 0) {
         # serves in this process (debugging, profiling): no generations
+        $startup->() if $startup;
         $status = Kamado::Prefork->new(%prefork, app => $loader->(), on_ready => $on_ready)->run;
     } else {
         $status = Kamado::Supervisor->new(
             prefork_args => \%prefork,
             loader       => $loader,
+            startup      => $startup,
             preload      => $opt->{preload} || !$app{loader},
             load_timeout => $opt->{load_timeout},
             watch        => $watch,

@@ -109,6 +109,10 @@ before anything is bound (C<--workers 2>, C<--max-reqs-per-child 1000>,
 C<--cgi-bin DIR>, repeatable ones repeated); a bad one stops plackup with
 a one-line message naming it.
 
+C<--startup FILE> runs in each generation before the workers fork, as
+with L<kamado>, but after the app is loaded: plackup loads the app before
+it starts the server.
+
 C<-r> and C<-R DIR,...> (development) use Kamado's own reload,
 L<kamado/--reload>: plackup watches nothing itself; Kamado's supervisor
 watches the app file's directory, its F<lib> and the C<-R> paths, and on
