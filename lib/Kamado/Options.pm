@@ -60,6 +60,7 @@ our @TABLE = (
     ['cgi-env',                '=s@', undef,  'NAME (passed from the server\'s environment) or NAME=VALUE: added to every CGI script\'s environment'],
     ['cgi-timeout',            '=f',  300,    'seconds a CGI script may go without output before it is stopped (504); in the registry and perlrun modes, the whole run', [0, 86400]],
     ['cgi-ext',                '=s',  'cgi,pl', 'comma list of the file extensions that are CGI scripts under --cgi-docroot (any case); under --cgi-bin, where every file is a script, those perl runs without a #! line'],
+    ['preload-cgi',            '!',   0,      'make the CGI scripts ready before the workers serve: registry and perlrun scripts compiled before the workers fork, fork mode\'s zygotes started by each worker before it accepts'],
     ['cgi-mode',               '=s',  'fork', 'how CGI scripts run: fork (compiled once, a fork per request), exec (a new perl per request, as mod_cgi), registry (compiled once, run in the worker) or perlrun (compiled per request, in the worker); .kamado-cgi files override it per directory or script'],
     ['app|a',                  '=s',  undef,  'the PSGI file (or give it as the last argument)'],
     ['env|E',                  '=s',  'deployment', 'PLACK_ENV for the app'],
