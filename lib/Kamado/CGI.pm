@@ -370,7 +370,10 @@ their first request compiles nothing), perlrun scripts compiled once and
 let go (the modules they use stay loaded), fork mode's scripts noted so
 that each worker starts their zygotes before it accepts (a zygote is its
 worker's own); exec mode's are left alone. Compile errors are logged,
-naming the script, which then answers 500 as it would have.
+naming the script, which then answers 500 as it would have. What a
+registry script opens while it compiles (in a C<BEGIN> block or a module
+it uses) is then shared by the workers, as with a preloaded app: a
+connection belongs in the run, or in C<--worker-init>.
 
 =head1 MODES PER DIRECTORY AND PER SCRIPT
 
