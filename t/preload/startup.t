@@ -1,7 +1,7 @@
 # --startup FILE: run once in the generation (its pid), before the app
 # loads (the app sees at load time what it set) and before the workers
 # fork (they see its globals); a HUP runs it again in the new generation,
-# so an edit takes effect.
+# so an edit takes effect, and one that dies leaves the old one serving.
 use strict;
 use warnings;
 use lib 't/lib';
@@ -38,5 +38,14 @@ wait_until { $server->log =~ /generation 2 serves/ } 'HUP: a new generation serv
 my @second = grep { $_ != $first[0] } $server->generations;
 is_deeply [ran()], [@first, @second], 'the new generation ran it again';
 wait_until { get() =~ /\Aload=two now=two / } 'and the edit took effect';
+
+# a startup file that dies after a HUP: logged, the serving generation goes on
+open my $fh, '>', "$dir/startup.pl" or die;
+print $fh "die qq{broken on purpose\\n};\n";
+close $fh;
+kill HUP => $server->pid;
+wait_until { $server->log =~ /generation 3 failed to start \(--startup \Q$dir\E\/startup\.pl: broken on purpose\); generation 2 keeps serving/ }
+    'HUP with a startup file that dies: logged, naming it';
+like get(), qr/\Aload=two now=two /, 'and generation 2 still serves';
 is $server->stop, 0, 'stops cleanly';
 done_testing;
