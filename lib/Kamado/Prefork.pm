@@ -351,7 +351,8 @@ sub _worker_main {
     POSIX::_exit($status);             # never run the generation's END blocks
 }
 
-# (see _worker_start)
+# Subs each worker runs once it has the app, before it accepts
+# (_worker_start): Kamado::CGI's fork mode starts its zygotes there.
 our @AT_WORKER_START;
 
 # In the generation before the first fork (or in the one process of
@@ -373,10 +374,8 @@ sub _worker_says_loaded {
 }
 
 # In each worker once it has the app, before it accepts: the subs in
-# @AT_WORKER_START (Kamado::CGI's fork mode starts its zygotes there; one
-# that dies is logged and the worker goes on), then --worker-init's hook:
-# when it dies, $fail is called with why.
-
+# @AT_WORKER_START (one that dies is logged and the worker goes on), then
+# --worker-init's hook: when it dies, $fail is called with why.
 sub _worker_start {
     my ($self, $fail) = @_;
     for my $sub (@AT_WORKER_START) {
@@ -536,6 +535,19 @@ each worker a slot when it forks it and clears the slot when it reaps it.
 With C<scoreboard> (a path) it publishes a copy there, rewritten every
 quarter second. It signals only the pids it forked and has not reaped,
 never one read from the scoreboard.
+
+=head1 BEFORE THE WORKERS SERVE
+
+With the app preloaded, the subs in C<prepare> (C<--preload-cgi>) run in
+the generation before the first fork; without, in each worker once it
+has loaded the app. Then each worker, before it accepts, runs the subs
+in C<@Kamado::Prefork::AT_WORKER_START> (a failure is logged) and the
+C<worker_init> hook (C<--worker-init>, compiled in the generation by
+L<Kamado::Hooks>). A worker whose hook dies exits with status 3 and
+counts as a failed load: the doubling pause, and the generation gives up
+after five in a row. When the workers have anything to do before they
+accept, the generation says it serves only once the first one has done
+it.
 
 =head1 AUTOSCALING
 
