@@ -3,6 +3,7 @@
 # runs once, before any request), so no worker compiles it on its first
 # request; without the option each worker compiles it on its first
 # request. With --workers 0 it is compiled before the one process serves.
+# Scripts added or changed after the start are compiled when asked for.
 use strict;
 use warnings;
 use lib 't/lib';
@@ -18,6 +19,7 @@ my \$compiled_in;
 BEGIN { \$compiled_in = \$\$; open my \$fh, '>>', '$begins' or die; print \$fh "\$\$\\n"; close \$fh }
 print "Content-Type: text/plain\\n\\ncompiled=\$compiled_in run=\$\$";
 CGI
+put_script($root, 'edit.cgi', "print qq{Content-Type: text/plain\\n\\none};\n");
 sub begins { open my $fh, '<', $begins or return (); chomp(my @pids = <$fh>); @pids }
 
 for my $case ([preloaded => 1], [lazily => 0]) {
@@ -37,6 +39,12 @@ for my $case ([preloaded => 1], [lazily => 0]) {
     if ($preload) {
         is $compiled, $generation, "$name: BEGIN saw the generation's pid, not the worker's";
         is_deeply [begins()], [$generation], "$name: the first request compiled nothing";
+        # a preloaded script changed after the start is compiled again
+        put_script($root, 'edit.cgi', "print qq{Content-Type: text/plain\\n\\ntwo, changed};\n");
+        my %seen = map { (get_script($server, 'edit.cgi')->{body} => 1) } 1 .. 6;
+        is_deeply [keys %seen], ['two, changed'], "$name: a preloaded script changed: compiled again, in every worker";
+        put_script($root, 'added.cgi', "print qq{Content-Type: text/plain\\n\\nadded};\n");
+        is get_script($server, 'added.cgi')->{body}, 'added', "$name: a script added after the start";
     } else {
         is $compiled, $run, "$name: BEGIN saw the worker's pid";
         is_deeply [begins()], [$run], "$name: the first request compiled it";
