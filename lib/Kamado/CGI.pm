@@ -86,18 +86,7 @@ sub _map_request {
     my $path = $env->{PATH_INFO} // '';
     my $r = $self->{mapper}->resolve($path);
     my $action = $r->{action};
-    if ($action eq 'script') {
-        my $entry = $self->_script($env, $r->{file}, $r->{path_info}, $r->{segments}, $r->{stat});
-        if ($r->{cacheable}) {
-            %{ $self->{cache} } = () if keys %{ $self->{cache} } >= MAX_CACHED;
-            # (packed, not joined: numbers made strings were a tenth of a hello run's front)
-            $entry->{lstat} = pack 'j5', $r->{stat}->@[0, 1, 2, 7, 9];
-            $entry->{dirs} = $r->{dirs};
-            $entry->{absent} = $r->{absent};
-            $self->{cache}{ ($env->{SCRIPT_NAME} // '') . "\0$path" } = $entry;
-        }
-        return $self->_run($env, $entry);
-    }
+    return $self->_run($env, $self->_entry($env, $r)) if $action eq 'script';
     return $self->{static}->({ %$env, 'kamado.cgi.static' => [ $r->{file}, $r->{stat} ] })
         if $action eq 'static';
     if ($action eq 'slash') {
@@ -108,6 +97,47 @@ sub _map_request {
     }
     $self->{log}->($r->{log}) if defined $r->{log};
     return _error($r->{status});
+}
+
+# entry(ENV) -> what the requests to the script ENV's path maps to share
+# (see _script), kept for that path as a request keeps it; undef when the
+# path is not a script's.
+sub entry {
+    my ($self, $env) = @_;
+    my $r = $self->{mapper}->resolve($env->{PATH_INFO} // '');
+    return $r->{action} eq 'script' ? $self->_entry($env, $r) : undef;
+}
+
+# preload(prefix => PREFIX): every script under the root made ready now,
+# as its mode keeps scripts warm (Kamado::CGI::Preload; --preload-cgi,
+# in the generation before the workers fork), mounted at PREFIX; logged.
+sub preload {
+    my ($self, %args) = @_;
+    require Kamado::CGI::Preload;
+    my $count = Kamado::CGI::Preload->run($self, $args{prefix} // '');
+    # (the generation's files for the in-process runs: each worker has its own)
+    Kamado::CGI::Registry::release() if defined &Kamado::CGI::Registry::release;
+    my @said = map { "$count->{$_} $_" } grep { $_ ne 'failed' && $count->{$_} } sort keys %$count;
+    # (fork mode's are started by each worker)
+    $self->{log}->("--preload-cgi $self->{root}: " . (@said ? join(', ', @said) : 'no script to compile')
+        . ($count->{failed} ? "; $count->{failed} could not be (see above)" : ''));
+    return $count;
+}
+
+# The entry of the script the mapper found ($r), kept for the request's
+# path when no link is on the way.
+sub _entry {
+    my ($self, $env, $r) = @_;
+    my $entry = $self->_script($env, $r->{file}, $r->{path_info}, $r->{segments}, $r->{stat});
+    if ($r->{cacheable}) {
+        %{ $self->{cache} } = () if keys %{ $self->{cache} } >= MAX_CACHED;
+        # (packed, not joined: numbers made strings were a tenth of a hello run's front)
+        $entry->{lstat} = pack 'j5', $r->{stat}->@[0, 1, 2, 7, 9];
+        $entry->{dirs} = $r->{dirs};
+        $entry->{absent} = $r->{absent};
+        $self->{cache}{ ($env->{SCRIPT_NAME} // '') . "\0" . ($env->{PATH_INFO} // '') } = $entry;
+    }
+    return $entry;
 }
 
 # What the requests to the script FILE share, made once: { file, mode
@@ -327,6 +357,23 @@ C<BEGIN>, constants, C</o> and C<state> are then as under CGI, at the
 cost of a compile per request.
 
 =back
+
+=head1 PRELOADING
+
+    $cgi->preload(prefix => '/cgi-bin');
+
+makes every script under the root ready now, as its mode keeps scripts
+warm (L<Kamado::CGI::Preload>), for the URLs under I<prefix> where the
+app is mounted: C<--preload-cgi> calls it in the generation before the
+workers fork. Registry scripts are compiled (the workers share them, and
+their first request compiles nothing), perlrun scripts compiled once and
+let go (the modules they use stay loaded), fork mode's scripts noted so
+that each worker starts their zygotes before it accepts (a zygote is its
+worker's own); exec mode's are left alone. Compile errors are logged,
+naming the script, which then answers 500 as it would have. What a
+registry script opens while it compiles (in a C<BEGIN> block or a module
+it uses) is then shared by the workers, as with a preloaded app: a
+connection belongs in the run, or in C<--worker-init>.
 
 =head1 MODES PER DIRECTORY AND PER SCRIPT
 

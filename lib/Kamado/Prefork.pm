@@ -8,6 +8,7 @@ use List::Util qw(min max sum);
 use Socket qw(AF_UNIX SOCK_SEQPACKET);
 use Time::HiRes ();
 use Kamado::ErrorLog;
+use Kamado::Hooks;
 use Kamado::Process;
 use Kamado::Server;
 
@@ -16,10 +17,11 @@ use Kamado::Server;
 # handlers only set flags (Kamado::Process); the loop in run() acts on
 # them.
 
-# A worker whose app cannot be loaded (--no-preload) exits with this; after
+# A worker whose app cannot be loaded (--no-preload) exits with
+# LOAD_FAILED, one whose --worker-init dies with INIT_FAILED; after
 # LOAD_TRIES of them in a row, with a doubling pause between, the
 # generation gives up rather than fork for ever.
-use constant { LOAD_FAILED => 2, LOAD_TRIES => 5, LOAD_PAUSE => 0.25 };
+use constant { LOAD_FAILED => 2, INIT_FAILED => 3, LOAD_TRIES => 5, LOAD_PAUSE => 0.25 };
 # Autoscaling reads the scoreboard this often (seconds).
 use constant TICK => 0.25;
 # Each worker's memory is read from /proc this often (seconds), for the
@@ -43,6 +45,11 @@ sub new {
         pools        => $args{pools} || [],  # [{name, prefix, workers, timeout}]
         app          => $args{app},          # a PSGI app, or undef with loader
         loader       => $args{loader},       # loads the app in each worker
+        # run where the app is loaded, before it serves: here before the
+        # first fork (the app preloaded), else in each worker once it has
+        # loaded it (Kamado::CGI's --preload-cgi)
+        prepare      => $args{prepare} || [],
+        worker_init  => $args{worker_init},  # --worker-init's spec (Kamado::Hooks)
         server_args  => $args{server_args} || {},
         max_requests => $args{max_requests} || 0,
         max_age      => $args{max_age} || 0,
@@ -138,9 +145,11 @@ sub run {
     $self->{notice_w} = $notice_w;
     $self->_make_queues if $self->{pools}->@*;
 
+    $self->_before_fork;
     # it serves once workers are forked from the preloaded app, or once
-    # the first worker has loaded it
-    $self->{on_ready}->() if $self->{on_ready} && $self->{app};
+    # the first worker has loaded it and done what it does before it
+    # accepts (a worker whose --worker-init dies must not count as serving)
+    $self->{on_ready}->() if $self->{on_ready} && !$self->_worker_says_loaded;
     my $last_failure = 0;
     while (!$signal{stop}) {
         $self->_read_notices($notice_r);
@@ -151,7 +160,7 @@ sub run {
         $self->_resize(delete $signal{more}, delete $signal{fewer});
         $self->_reap(\$last_failure);
         if ($self->{load_failures} >= LOAD_TRIES) {
-            my $why = "giving up: the app failed to load in $self->{load_failures} workers in a row";
+            my $why = "giving up: $self->{failing} in $self->{load_failures} workers in a row";
             $self->{log}->($why);
             $self->{on_give_up}->($why) if $self->{on_give_up};
             $self->_shutdown({});
@@ -347,11 +356,15 @@ sub _worker_main {
     $SIG{CHLD} = 'DEFAULT';
     srand;                             # every worker its own random sequence
     my $notice = $self->{notice_w};
-    my $app = $self->{app} // eval { $self->{loader}->() } // do {
+    my $app = $self->{app} // eval { my $app = $self->{loader}->(); $_->() for $self->{prepare}->@*; $app } // do {
         $self->{log}->("worker can't load the app: " . ($@ =~ s/\s+\z//r));
         POSIX::_exit(LOAD_FAILED);
     };
-    syswrite $notice, "loaded $$\n" unless $self->{app};
+    $self->_worker_start(sub {
+        $self->{log}->("worker $$: $_[0]");
+        POSIX::_exit(INIT_FAILED);
+    });
+    syswrite $notice, "loaded $$\n" if $self->_worker_says_loaded;
     my $status = eval {
         my $max = $self->{max_requests};
         # jitter, so workers do not all recycle at the same moment
@@ -377,6 +390,40 @@ sub _worker_main {
     };
     _at_exit(0);
     POSIX::_exit($status);             # never run the generation's END blocks
+}
+
+# Subs each worker runs once it has the app, before it accepts
+# (_worker_start): Kamado::CGI's fork mode starts its zygotes there.
+our @AT_WORKER_START;
+
+# In the generation before the first fork (or in the one process of
+# --workers 0): --worker-init compiled, and with the app loaded here what
+# is to be prepared with it. Dies with the error that stops the generation.
+sub _before_fork {
+    my ($self) = @_;
+    $self->{init} = Kamado::Hooks->worker_init($self->{worker_init}) if defined $self->{worker_init};
+    return unless $self->{app};
+    $_->() for $self->{prepare}->@*;
+}
+
+# Whether workers say "loaded" once they can serve (and the generation
+# waits for the first one before it says it serves): when they load the
+# app themselves, or do anything of their own before they accept.
+sub _worker_says_loaded {
+    my ($self) = @_;
+    return !$self->{app} || $self->{init} || @AT_WORKER_START ? 1 : 0;
+}
+
+# In each worker once it has the app, before it accepts: the subs in
+# @AT_WORKER_START (one that dies is logged and the worker goes on), then
+# --worker-init's hook: when it dies, $fail is called with why.
+sub _worker_start {
+    my ($self, $fail) = @_;
+    for my $sub (@AT_WORKER_START) {
+        eval { $sub->(); 1 } or $self->{log}->("at worker start: " . ($@ =~ s/\s+\z//r));
+    }
+    my $init = $self->{init} or return;
+    eval { $init->(); 1 } or $fail->("--worker-init failed: " . ($@ =~ s/\s+\z//r));
 }
 
 # What a worker runs before it exits (it runs no END blocks): the subs
@@ -416,7 +463,13 @@ sub _reap {
             $$last_failure = Time::HiRes::time();
             # (only workers that load the app exit with it for that reason;
             # each one that loaded said so, which resets the count)
-            $self->{load_failures}++ if $? >> 8 == LOAD_FAILED && !$self->{app};
+            if ($? >> 8 == LOAD_FAILED && !$self->{app}) {
+                $self->{load_failures}++;
+                $self->{failing} = 'the app failed to load';
+            } elsif ($? >> 8 == INIT_FAILED && $self->{init}) {
+                $self->{load_failures}++;
+                $self->{failing} = '--worker-init failed';
+            }
             $self->{log}->("worker $pid exited with " . Kamado::Process::how($?)
                 . (($? & 127) == POSIX::SIGVTALRM() ? ' (killed by --request-timeout)' : ''));
         }
@@ -482,6 +535,9 @@ sub _children {
 sub _run_single {
     my ($self) = @_;
     my $app = $self->{app} // $self->{loader}->();
+    $self->{app} = $app;
+    $self->_before_fork;
+    $self->_worker_start(sub { die "kamado: $_[0]\n" });
     # one slot, this process's, for --scoreboard; with no generation loop
     # to copy it, the copy is rewritten once each request is done
     my $board = _board(1, $self->{scoreboard_file});
@@ -529,6 +585,19 @@ the worker gave as it stopped accepting, such as C<max_requests>, or the
 one this process had, such as C<idle>, else what the wait status says:
 C<request_timeout>, C<load_failed>, C<crash>, C<stop>). It signals only the pids it forked and has not reaped,
 never one read from the scoreboard.
+
+=head1 BEFORE THE WORKERS SERVE
+
+With the app preloaded, the subs in C<prepare> (C<--preload-cgi>) run in
+the generation before the first fork; without, in each worker once it
+has loaded the app. Then each worker, before it accepts, runs the subs
+in C<@Kamado::Prefork::AT_WORKER_START> (a failure is logged) and the
+C<worker_init> hook (C<--worker-init>, compiled in the generation by
+L<Kamado::Hooks>). A worker whose hook dies exits with status 3 and
+counts as a failed load: the doubling pause, and the generation gives up
+after five in a row. When the workers have anything to do before they
+accept, the generation says it serves only once the first one has done
+it.
 
 =head1 AUTOSCALING
 

@@ -8,6 +8,7 @@ use Kamado::Listener;
 use Kamado::Options;
 use Kamado::CGI ();
 use Kamado::ErrorLog;
+use Kamado::Hooks;
 use Kamado::Notify;
 use Kamado::PidFile;
 use Kamado::Prefork;
@@ -54,10 +55,11 @@ sub run_cli {
             unless _is_app($app);
         return $app;
     };
-    my $loader = @cgi ? sub { with_cgi(\@cgi, $opt, defined $file ? $load_psgi->() : undef) } : $load_psgi;
+    my @made;    # the CGI directories, made where the app loads, for --preload-cgi
+    my $loader = @cgi ? sub { with_cgi(\@cgi, $opt, defined $file ? $load_psgi->() : undef, \@made) } : $load_psgi;
     # (CGI directories are not watched: a script is recompiled when it changes)
     my @watch = ((defined $file ? File::Basename::dirname($file) : ()), ($opt->{include} // [])->@*);
-    return $class->serve($opt, loader => $loader, watch => \@watch);
+    return $class->serve($opt, loader => $loader, watch => \@watch, cgi => \@made);
 }
 
 # --cgi-bin DIR (at /cgi-bin) or /PREFIX=DIR, and --cgi-docroot DIR (at
@@ -84,16 +86,17 @@ sub cgi_mounts {
     return @mounts;
 }
 
-# The CGI directories mounted beside the PSGI app (at /, when there is one).
+# The CGI directories mounted beside the PSGI app (at /, when there is
+# one); each one's [prefix, Kamado::CGI] is put in @$made, when given.
 sub with_cgi {
-    my ($mounts, $opt, $app) = @_;
-    return mount(
-        (map {
-            ($_->[0] => Kamado::CGI->new(root => $_->[1], scripts => $_->[2], mode => $opt->{cgi_mode},
-                pass_env => $opt->{cgi_env}, timeout => $opt->{cgi_timeout},
-                extensions => [split /,/, $opt->{cgi_ext} // 'cgi,pl'])->to_app)
-        } @$mounts),
-        ($app ? ('' => $app) : ()));
+    my ($mounts, $opt, $app, $made) = @_;
+    my @cgi = map {
+        [$_->[0], Kamado::CGI->new(root => $_->[1], scripts => $_->[2], mode => $opt->{cgi_mode},
+            pass_env => $opt->{cgi_env}, timeout => $opt->{cgi_timeout},
+            extensions => [split /,/, $opt->{cgi_ext} // 'cgi,pl'])]
+    } @$mounts;
+    @$made = @cgi if $made;
+    return mount((map { ($_->[0] => $_->[1]->to_app) } @cgi), ($app ? ('' => $app) : ()));
 }
 
 # mount(PREFIX => app, ...): one app of URLs as Plack::App::URLMap maps
@@ -147,9 +150,12 @@ sub _is_app {
 
 # Binds (or inherits) the listeners and runs the supervisor
 # (Kamado::Supervisor) over generations of workers (app => an app already
-# loaded, as plackup gives it, or loader => code that loads it).
+# loaded, as plackup gives it, or loader => code that loads it; cgi => the
+# [prefix, Kamado::CGI] of its CGI directories, filled by then, for
+# --preload-cgi).
 sub serve {
     my ($class, $opt, %app) = @_;
+    die "kamado: --startup $opt->{startup}: no such file\n" if defined $opt->{startup} && !-f $opt->{startup};
     my $ids = Kamado::Privileges->resolve(@$opt{qw(user group)});
     Kamado::ErrorLog->open_file($opt->{error_log}) if defined $opt->{error_log};
     my ($min, $max) = $class->worker_bounds($opt);
@@ -190,6 +196,8 @@ sub serve {
         max_age      => $opt->{max_worker_age},
         graceful_timeout => $opt->{graceful_timeout},
         pools        => $opt->{pool},
+        worker_init  => $opt->{worker_init},
+        prepare      => $opt->{preload_cgi} && $app{cgi} ? [sub { $_->[1]->preload(prefix => $_->[0]) for $app{cgi}->@* }] : [],
         server_args => {
             listeners       => \@listeners,
             spool_threshold => $opt->{spool_threshold},
@@ -204,14 +212,17 @@ sub serve {
         },
     );
     my $loader = $app{loader} // do { my $app = $app{app}; sub { $app } };
+    my $startup = defined $opt->{startup} ? sub { Kamado::Hooks->startup($opt->{startup}) } : undef;
     my $status;
     if ($opt->{workers} == 0) {
         # serves in this process (debugging, profiling): no generations
+        $startup->() if $startup;
         $status = Kamado::Prefork->new(%prefork, app => $loader->(), on_ready => $on_ready)->run;
     } else {
         $status = Kamado::Supervisor->new(
             prefork_args => \%prefork,
             loader       => $loader,
+            startup      => $startup,
             preload      => $opt->{preload} || !$app{loader},
             load_timeout => $opt->{load_timeout},
             watch        => $watch,

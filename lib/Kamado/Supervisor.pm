@@ -42,6 +42,7 @@ sub new {
         prefork_args => $args{prefork_args},   # for Kamado::Prefork->new
         loader       => $args{loader},         # returns the app; dies on failure
         preload      => $args{preload},        # load in the generation, or in each worker
+        startup      => $args{startup},        # run in each generation before the app loads
         on_ready     => $args{on_ready},       # once the first generation serves
         load_timeout => $args{load_timeout} // 60,    # seconds; 0: none
         watch        => $args{watch},          # --reload: {dirs => [...], ignore => [...]}
@@ -281,12 +282,11 @@ sub _generation_main {
     $SIG{CHLD} = 'DEFAULT';
     Kamado::Process::started($supervisor, $mask);
     my $app;
-    if ($self->{preload}) {
-        $app = eval { $self->{loader}->() };
-        if (!$app) {
-            syswrite $status_w, ($@ =~ s/\s+\z//r) . "\n";
-            POSIX::_exit(2);
-        }
+    # (the startup file first, whether the app loads here or in the workers)
+    my $ok = eval { $self->{startup}->() if $self->{startup}; $app = $self->{loader}->() if $self->{preload}; 1 };
+    if (!$ok || ($self->{preload} && !$app)) {
+        syswrite $status_w, ($@ =~ s/^kamado: //r =~ s/\s+\z//r) . "\n";
+        POSIX::_exit(2);
     }
     my $prefork = Kamado::Prefork->new(
         $self->{prefork_args}->%*,

@@ -3,7 +3,8 @@
 # (Kamado::Test::CGI: fork and exec perl as Apache's mod_cgi does, and
 # Apache's rules for its output): status, headers (less Date and the
 # framing) and body, byte for byte. The requests of all fixtures are
-# interleaved, on two workers. Modes: exec and fork; where a mode cannot
+# interleaved, on two workers (KAMADO_TEST_PRELOAD_CGI=1: with
+# --preload-cgi, t/preload/cgi-fixtures.t). Modes: exec and fork; where a mode cannot
 # match by design, the case says why and what it gives instead (the
 # fork => { why, body_like } of t/cgi/cases.pl).
 use strict;
@@ -30,7 +31,10 @@ my %SKIP_HEADER = map { $_ => 1 } qw(date transfer-encoding content-length conne
 
 for my $mode (split /,/, $ENV{KAMADO_TEST_CGI_MODES} || "exec,fork,registry,perlrun") {
     my $server = start_server(no_app => 1, workers => 2,
-        args => ['--cgi-bin', "/cgi-bin=$root", '--cgi-mode', $mode, '--cgi-env', 'KAMADO_TEST_TMP']);
+        args => ['--cgi-bin', "/cgi-bin=$root", '--cgi-mode', $mode, '--cgi-env', 'KAMADO_TEST_TMP',
+            ($ENV{KAMADO_TEST_PRELOAD_CGI} ? '--preload-cgi' : ())]);
+    like $server->log, qr/--preload-cgi \Q$root\E: [^\n]*\b\d+ $mode\b/, "$mode: the scripts were preloaded"
+        if $ENV{KAMADO_TEST_PRELOAD_CGI};
     # one request of each case at a time, round robin, so that any state
     # one script leaves behind meets the others
     my @queue = map { my $case = $_; [map { [$case, $_] } 0 .. $#{ $case->{requests} }] } @cases;

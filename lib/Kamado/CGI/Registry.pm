@@ -83,6 +83,54 @@ close main::DATA if defined fileno main::DATA;
 # PSGI response }
 sub respond {
     my ($class, $args, $env) = @_;
+    my $s = _state($args) // return _error(500);
+    $s->{used} = ++$USE;
+    # the request's body (or nothing), and the worker's files for the
+    # output and the errors
+    my $keep = $worker && $worker == current_pid() ? \%keep : _kept();
+    my $in = ($env->{CONTENT_LENGTH} // 0) > 0 || defined $env->{HTTP_TRANSFER_ENCODING}
+        ? Kamado::CGI::Relay::body_input($env) : $keep->{null};
+    # (set by the timeout, for _response: a 504 when no head was written)
+    local $timed_out = 0;
+    my $compiled = _compile_and_run($s, $args, $keep, $in, $env, 1);
+    my $exited = delete $s->{exited};
+    return $compiled || $exited ? _response($keep->{out}, $args, $env) : _error(500);
+}
+
+# preload(ARGS, ENV): the script compiled now, not run (--preload-cgi:
+# in the generation, before the workers fork, which then share it); ENV
+# is the PSGI env of a GET of it, for what its compile sees of the CGI
+# environment. Registry keeps it, as its first request would have; for
+# perlrun, which compiles per request, it is compiled and let go, so that
+# the modules it uses are loaded here. Its errors are logged. Returns
+# whether it compiled; undef when registry keeps $MAX_COMPILED already.
+sub preload {
+    my ($class, $args, $env) = @_;
+    return undef if $args->{mode} eq 'registry' && !$compiled{ $args->{script}{filename} } && keys %compiled >= $MAX_COMPILED;
+    my $s = _state($args) // return 0;
+    return 1 if $s->{code};
+    my $keep = _kept();
+    local $timed_out = 0;
+    my $compiled = _compile_and_run($s, $args, $keep, $keep->{null}, $env, 0);
+    delete $s->{exited};
+    Kamado::CGI::World::read_output(fileno $keep->{out});
+    return $compiled;
+}
+
+# The generation's files (_kept) closed once it has preloaded: each
+# worker opens its own.
+sub release {
+    return unless $worker;
+    close $_ for grep { ref } values %keep;
+    %keep = ();
+    undef $worker;
+    $SIG{USR2} = $worker_usr2 // 'DEFAULT' if ref $SIG{USR2} && $SIG{USR2} == \&_on_usr2;
+}
+
+# The script's compiled state (made, or made again when it or a library
+# changed), or undef when it cannot be read (logged).
+sub _state {
+    my ($args) = @_;
     my $script = $args->{script};
     my $file = $script->{filename};
     my $s = $compiled{$file};
@@ -98,7 +146,7 @@ sub respond {
             $source{$file} = { Kamado::CGI::Source->read($file)->%*, key => $key };
         } or do {
             $args->{log}->("$file: $@");
-            return _error(500);
+            return undef;
         };
         # (a script that needs a process of its own, for a #! switch such
         # as -T or another interpreter, is not here: Kamado::CGI::Mode)
@@ -114,25 +162,27 @@ sub respond {
             $compiled{$file} = $s;
         }
     }
-    $s->{used} = ++$USE;
-    # the request's body (or nothing), and the worker's files for the
-    # output and the errors
-    my $keep = $worker && $worker == current_pid() ? \%keep : _kept();
-    my $in = ($env->{CONTENT_LENGTH} // 0) > 0 || defined $env->{HTTP_TRANSFER_ENCODING}
-        ? Kamado::CGI::Relay::body_input($env) : $keep->{null};
+    return $s;
+}
+
+# Compiles the script if it is not yet and, when $run, runs it, in one
+# stay in the script's world, on the files $keep with STDIN on $in; logs
+# what it wrote to STDERR. Returns whether it is compiled ($s->{exited}
+# says it called exit while compiling: what it printed is its answer).
+sub _compile_and_run {
+    my ($s, $args, $keep, $in, $env, $run) = @_;
+    my $file = $s->{file};
     my $err_start = Kamado::CGI::World::output_begin(fileno $keep->{out}, fileno $keep->{err}, MAX_KEPT);
-    local $timed_out = 0;
-    # compiled (if it is not yet) and run in one stay in the script's world
-    _within($s, $keep, $in, $env, $args->{fixed}, $args->{timeout});
+    _within($s, $keep, $in, $env, $args->{fixed}, $args->{timeout}, $run);
     my $compiled = $s->{code} ? 1 : 0;
-    my $exited = delete $s->{exited_compiling};
+    my $exited = $s->{exited} = delete $s->{exited_compiling};
     # (what the script wrote to STDERR, perl's errors and warnings among it)
     if (length(my $errors = Kamado::CGI::World::read_from(fileno $keep->{err}, $err_start))) {
         $args->{log}->("$file: $_") for split /\n/, $errors;
     }
     $args->{log}->("$file: could not be compiled (its errors are above)") unless $compiled || $exited;
     _discard($s) if !$compiled || $args->{mode} eq 'perlrun';
-    return $compiled || $exited ? _response($keep->{out}, $args, $env) : _error(500);
+    return $compiled;
 }
 
 sub _discard {
@@ -166,7 +216,7 @@ sub _kept {
 # on the request's descriptors 0, 1 and 2, fresh special variables; and
 # puts the worker back as it was, whatever the script did.
 sub _within {
-    my ($s, $keep, $in, $env, $fixed, $timeout) = @_;
+    my ($s, $keep, $in, $env, $fixed, $timeout, $run) = @_;
     my $tz;    # whether the run had a TZ
     # (descriptors, %ENV, the locale it asks for, cwd, $0, $/ $\ $, $" $;
     # $! $? $@ and @INC; the worker's signals, umask and selected handle
@@ -189,7 +239,7 @@ sub _within {
         # (the script's errors are caught inside; this is for the runner's)
         eval {
             Kamado::CGI::Compile::compile($s) unless $s->{code};
-            _run($s, $keep, $timeout) if $s->{code};
+            _run($s, $keep, $timeout) if $s->{code} && $run;
             1;
         } or print STDERR "kamado: $@";
         # a child the script forked, back here without exit

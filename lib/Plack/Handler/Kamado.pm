@@ -24,8 +24,9 @@ sub new {
 
 sub run {
     my ($self, $app) = @_;
-    $app = Kamado::Runner::with_cgi($self->{cgi}, $self->{options}, $app) if $self->{cgi}->@*;
-    my $status = eval { Kamado::Runner->serve($self->{options}, app => $app) } // die _kamado($@);
+    my @made;
+    $app = Kamado::Runner::with_cgi($self->{cgi}, $self->{options}, $app, \@made) if $self->{cgi}->@*;
+    my $status = eval { Kamado::Runner->serve($self->{options}, app => $app, cgi => \@made) } // die _kamado($@);
     return $status;
 }
 
@@ -60,12 +61,14 @@ sub _take_over_restarter {
 # Kamado's reload, as plackup -r/-R's loader (see above).
 sub run_reloading {
     my ($self, $builder, $watch) = @_;
+    my @made;
     my $loader = sub {
         my $app = $builder->();
-        return $self->{cgi}->@* ? Kamado::Runner::with_cgi($self->{cgi}, $self->{options}, $app) : $app;
+        return $self->{cgi}->@* ? Kamado::Runner::with_cgi($self->{cgi}, $self->{options}, $app, \@made) : $app;
     };
-    my $status = eval { Kamado::Runner->serve({ $self->{options}->%*, reload => 1 }, loader => $loader, watch => $watch) }
-        // die _kamado($@);
+    my $status = eval {
+        Kamado::Runner->serve({ $self->{options}->%*, reload => 1 }, loader => $loader, watch => $watch, cgi => \@made)
+    } // die _kamado($@);
     return $status;
 }
 
@@ -107,7 +110,14 @@ systemd win over all of them, as with L<kamado>. C<-E> sets C<PLACK_ENV>.
 Every other option of L<kamado> passes through, checked against its range
 before anything is bound (C<--workers 2>, C<--max-reqs-per-child 1000>,
 C<--cgi-bin DIR>, repeatable ones repeated); a bad one stops plackup with
-a one-line message naming it.
+a one-line message naming it. A switch is spelt as plackup passes switches,
+C<--enable-preload-cgi> (or C<--preload-cgi=1>): plackup takes the word
+after any other C<--name> as its value.
+
+C<--startup FILE> runs in each generation before the workers fork, as
+with L<kamado>, but after the app is loaded: plackup loads the app before
+it starts the server (except with C<-r> or C<-R>, below, where each
+generation loads it after the startup file).
 
 C<-r> and C<-R DIR,...> (development) use Kamado's own reload,
 L<kamado/--reload>: plackup watches nothing itself; Kamado's supervisor

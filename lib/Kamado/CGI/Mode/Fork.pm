@@ -97,6 +97,36 @@ sub _zygote {
         my ($oldest) = sort { $zygotes{$a}{used} <=> $zygotes{$b}{used} } keys %zygotes;
         _forget($oldest);
     }
+    return _ready(_start($file, $key, $dir), $file, $dir, $log);
+}
+
+# preload(SCRIPT, ENV): the script's zygote is started by each worker
+# before it accepts (--preload-cgi), not on its first request. A zygote
+# is the worker's own (its socket carries one worker's requests and
+# answers, it runs one child at a time, and it ends with its worker), so
+# the generation notes the scripts, and each worker starts their zygotes
+# at once and then waits for them all (Kamado::Prefork's
+# @AT_WORKER_START). At most MAX_ZYGOTES: past them, undef.
+my @preload;    # [file, key, dir, log]
+
+sub preload {
+    my ($class, $args, $env) = @_;
+    my $script = $args->{script};
+    return 1 if grep { $_->[0] eq $script->{filename} } @preload;
+    return undef if @preload >= MAX_ZYGOTES;
+    { no warnings 'once'; push @Kamado::Prefork::AT_WORKER_START, \&_start_preloaded unless @preload }
+    push @preload, [$script->{filename}, $script->{key}, $script->{dir}, $args->{log}];
+    return 1;
+}
+
+sub _start_preloaded {
+    my @started = map { [$_, _start($_->@[0 .. 2])] } grep { !$zygotes{ $_->[0] } } @preload;
+    _ready($_->[1], $_->[0]->@[0, 2, 3]) for @started;
+}
+
+# A zygote started on the script FILE (fork and exec): { pid, sock, key }.
+sub _start {
+    my ($file, $key, $dir) = @_;
     socketpair(my $mine, my $theirs, AF_UNIX, SOCK_STREAM, PF_UNSPEC) or die "Can't create a socket pair: $!\n";
     my @command = Kamado::CGI::Mode::Exec::command($file);
     my $pid = fork // die "Can't fork: $!\n";
@@ -124,7 +154,14 @@ sub _zygote {
         POSIX::_exit(127);
     }
     close $theirs;
-    $z = { pid => $pid, sock => $mine, key => $key };
+    return { pid => $pid, sock => $mine, key => $key };
+}
+
+# The zygote $z of the script FILE once it has said it compiled the
+# script, kept; undef, logged, when it could not.
+sub _ready {
+    my ($z, $file, $dir, $log) = @_;
+    my ($pid, $mine) = @$z{qw(pid sock)};
     # "ready" once compiled; end of file when it did not compile
     my $ready = '';
     vec(my $rin = '', fileno $mine, 1) = 1;

@@ -13,6 +13,8 @@ use constant NAME => 'registry';
 # Kamado::CGI::Mode::Exec, with mode => 'registry'. (The runner's own sub, not
 # one more call per request.)
 { no warnings "once"; *response = \&Kamado::CGI::Registry::respond }
+# preload(SCRIPT, ENV): compiled before the workers fork (--preload-cgi)
+{ no warnings "once"; *preload = \&Kamado::CGI::Registry::preload }
 
 1;
 __END__
