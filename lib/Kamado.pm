@@ -152,9 +152,9 @@ nginx does with a FastCGI application's response:
     no Content-Length, a streamed body       chunked (HTTP/1.1), or the end
                                              of the body is the close (1.0)
 
-The log line (on C<psgi.errors>) names the request and the reason, as
-C<[kamado] [PID] GET /path HTTP/1.1: invalid response from the app: bad
-Content-Length>. A streamed body's head is sent before its length is
+The error-log line names the request and the reason, as
+C<... [error] worker PID [ID]: GET /path HTTP/1.1: invalid response from
+the app: bad Content-Length>. A streamed body's head is sent before its length is
 known to be wrong, so it cannot say C<Connection: close>; the close after
 it does.
 

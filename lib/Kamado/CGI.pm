@@ -11,6 +11,7 @@ use Kamado::CGI::Mode;
 use Kamado::CGI::ModeFile;
 use Kamado::CGI::Source;
 use Kamado::CGI::Static;
+use Kamado::Log;
 
 # A directory of CGI scripts as a PSGI application: URLs are mapped to
 # files as Apache does (SCRIPT_NAME, PATH_INFO, index scripts;
@@ -48,7 +49,6 @@ sub new {
         document_root => $args{document_root} // $real,
         pass_env      => $args{pass_env} // [],     # NAME or NAME=VALUE
         timeout       => $args{timeout} // 300,     # seconds without output; Apache's Timeout
-        log           => $args{log} // sub { print STDERR "[kamado] [$$] @_\n" },
         mode_files    => Kamado::CGI::ModeFile->new(root => $real, modes => \@MODES),
         cache         => {},
     }, $class;
@@ -95,7 +95,7 @@ sub _map_request {
         $uri .= "?$env->{QUERY_STRING}" if length($env->{QUERY_STRING} // '');
         return [301, ['Location' => $uri, 'Content-Type' => 'text/plain'], ["Moved Permanently\n"]];
     }
-    $self->{log}->($r->{log}) if defined $r->{log};
+    Kamado::Log->error($r->{log}) if defined $r->{log};
     return _error($r->{status});
 }
 
@@ -119,7 +119,7 @@ sub preload {
     Kamado::CGI::Registry::release() if defined &Kamado::CGI::Registry::release;
     my @said = map { "$count->{$_} $_" } grep { $_ ne 'failed' && $count->{$_} } sort keys %$count;
     # (fork mode's are started by each worker)
-    $self->{log}->("--preload-cgi $self->{root}: " . (@said ? join(', ', @said) : 'no script to compile')
+    Kamado::Log->info("--preload-cgi $self->{root}: " . (@said ? join(', ', @said) : 'no script to compile')
         . ($count->{failed} ? "; $count->{failed} could not be (see above)" : ''));
     return $count;
 }
@@ -169,7 +169,7 @@ sub _script {
     # (the modes' arguments but the env, kept with the mapping: the
     # in-process modes put the CGI variables in %ENV straight from the
     # script's fixed part and the PSGI env, no hash between)
-    my $args = $mode && { mode => $mode->NAME, script => \%script, fixed => $cgi_env, log => $self->{log},
+    my $args = $mode && { mode => $mode->NAME, script => \%script, fixed => $cgi_env,
         timeout => $self->{timeout}, redirect => $self->_redirect };
     return { file => $file, mode => $mode, args => $args, error => $error, mode_files => $mode_files,
         mode_key => $mode_key };
@@ -178,7 +178,7 @@ sub _script {
 sub _run {
     my ($self, $env, $entry) = @_;
     if ($entry->{error}) {
-        $self->{log}->($entry->{error});
+        Kamado::Log->error($entry->{error});
         return [500, ['Content-Type' => 'text/plain'], ["Internal Server Error\n"]];
     }
     return $entry->{mode}->response($entry->{args}, $env);
@@ -305,7 +305,8 @@ The script runs as under Apache's mod_cgi: a new perl per request, with
 the switches of its C<#!> line, in its own directory, with exactly the CGI
 meta-variables (L<Kamado::CGI::Env>) as its environment, the request body
 on STDIN, its output streamed to the client as it prints it, and what it
-writes to STDERR logged line by line, prefixed with the script. This is
+writes to STDERR passed to the error log line by line, as it wrote it
+(see L</ERRORS>). This is
 the reference the persistent modes are measured against.
 
 =item registry
@@ -423,5 +424,17 @@ never another site); a line that is not a header, or output that ends before the
 line, is a 500 and a log line naming the script. C<nph-> scripts write
 the status line themselves; Kamado keeps their status and headers but
 frames the response itself (its own C<Date>, keep-alive).
+
+=head1 ERRORS
+
+What a script writes to STDERR (C<warn>, C<die>, perl's compile errors
+and warnings) is the script's own: it reaches the server's STDERR, so
+the C<--error-log> file or the journal, as the script wrote it, one
+whole line at a time, in every mode, without Kamado's prefix (as a
+mod_perl script's C<warn> reaches Apache's error log). The server's own
+lines about a script (it could not be compiled, a malformed head, a
+C<--cgi-timeout>, a file refused) are L<Kamado::Log> lines naming the
+script, with the request id. Each run sees its request id as
+C<UNIQUE_ID>, the name mod_unique_id gives it under Apache.
 
 =cut

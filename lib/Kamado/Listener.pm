@@ -7,6 +7,7 @@ use Carp ();
 use Errno ();
 use IO::Socket::IP;
 use IO::Socket::UNIX;
+use Kamado::Log;
 use Plack::Util ();
 use Socket qw(IPPROTO_TCP TCP_NODELAY SOL_SOCKET SO_REUSEADDR SOMAXCONN
     AF_INET AF_INET6 AF_UNIX sockaddr_family unpack_sockaddr_in unpack_sockaddr_in6
@@ -117,7 +118,7 @@ sub remove {
     my $made = $self->{made} or return;
     my @st = lstat $self->{path} or return;
     return unless $st[0] == $made->[0] && $st[1] == $made->[1];
-    unlink $self->{path} or print STDERR "[kamado] [$$] can't remove unix socket $self->{path}: $!\n";
+    unlink $self->{path} or Kamado::Log->warn("can't remove unix socket $self->{path}: $!");
 }
 
 # "host:port" -> (host, port); an empty host means every interface.

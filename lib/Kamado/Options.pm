@@ -51,7 +51,8 @@ our @TABLE = (
     ['group',                  '=s',  undef,  'group (name or gid) to run as, instead of the --user\'s own'],
     ['socket-mode',            '=s',  undef,  'octal mode of the unix sockets kamado makes, such as 0660 (owner and group: --user, --group)'],
     ['pid-file',               '=s',  undef,  'file the supervisor\'s pid is written to (as root, before --user), removed at exit'],
-    ['error-log',              '=s',  undef,  'file the log (and every process\'s STDERR) is appended to; USR1 reopens it'],
+    ['error-log',              '=s',  undef,  'file the log (and every process\'s STDERR) is appended to, USR1 reopening it; or syslog, syslog:FACILITY (default daemon)'],
+    ['log-level',              '=s',  'info', 'the least severe lines logged: error, warn, notice, info or debug'],
     ['reload|r',               '!',   0,      'development: load the app afresh in a new generation (as HUP does) when a file under its directory or an -I directory changes'],
     ['preload',                '!',   1,      'load the app in the generation before forking its workers'],
     ['startup',                '=s',  undef,  'FILE: a startup.pl run in each generation before the app loads and the workers fork (modules to preload, globals); a HUP runs it again'],
@@ -104,6 +105,7 @@ sub parse_argv {
     check_ranges(\%opt);
     _check_socket_mode(\%opt);
     _check_trusted_proxies(\%opt);
+    _check_log(\%opt);
     if (@ARGV) {
         die "kamado: more than one app given: @ARGV\n" if @ARGV > 1 || defined $opt{app};
         $opt{app} = $ARGV[0];
@@ -142,6 +144,19 @@ sub _check_trusted_proxies {
             && (!defined $bits || $bits <= ($v6 ? 128 : 32));
         die "kamado: --trusted-proxy '$spec' is not an address or CIDR block (such as 10.0.0.0/8, 127.0.0.1 or fd00::/8), nor unix:\n";
     }
+}
+
+# --log-level LEVEL; --error-log syslog:FACILITY (a file called syslog
+# is ./syslog)
+sub _check_log {
+    my ($opt) = @_;
+    require Kamado::Log;
+    my $level = $opt->{log_level};
+    die "kamado: --log-level must be one of @{[ Kamado::Log::levels() ]}, not '$level'\n"
+        if defined $level && !Kamado::Log->is_level($level);
+    my ($facility) = ($opt->{error_log} // '') =~ /\Asyslog(?::(.*))?\z/s or return;
+    die "kamado: --error-log $opt->{error_log}: the facility must be one of @Kamado::Log::FACILITIES\n"
+        if defined $facility && !grep { $_ eq $facility } @Kamado::Log::FACILITIES;
 }
 
 sub _out_of_range {
@@ -209,7 +224,8 @@ sub from_handler_args {
         (my $key = $k) =~ tr/-/_/;
         if (!$row{$key} && $key !~ /\A(?:server_ready|socket)\z/) {
             # a misspelt option must not pass unnoticed
-            warn "kamado: ignoring '$k', not an option of Kamado (see kamado --help)\n";
+            require Kamado::Log;
+            Kamado::Log->warn("ignoring '$k', not an option of Kamado (see kamado --help)");
             next;
         }
         if ($row{$key} && $row{$key}[1] =~ /\@\z/) {
@@ -225,6 +241,7 @@ sub from_handler_args {
     check_ranges(\%opt);
     _check_socket_mode(\%opt);
     _check_trusted_proxies(\%opt);
+    _check_log(\%opt);
     return _check_pools({ defaults()->%*, %opt });
 }
 

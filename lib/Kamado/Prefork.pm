@@ -9,6 +9,7 @@ use Socket qw(AF_UNIX SOCK_SEQPACKET);
 use Time::HiRes ();
 use Kamado::ErrorLog;
 use Kamado::Hooks;
+use Kamado::Log;
 use Kamado::Process;
 use Kamado::Server;
 
@@ -56,7 +57,6 @@ sub new {
         graceful_timeout => $args{graceful_timeout} // 25,
         on_ready     => $args{on_ready},     # once it serves (see run)
         on_give_up   => $args{on_give_up},   # why, when the app never loads
-        log          => $args{log} || sub { print STDERR "[kamado] [$$] @_\n" },
         children     => {},                  # pid => generation
         pool_of      => {},                  # pid => pool index (0: the default pool)
         generation   => $args{generation} // 1,    # the supervisor's count
@@ -161,7 +161,7 @@ sub run {
         $self->_reap(\$last_failure);
         if ($self->{load_failures} >= LOAD_TRIES) {
             my $why = "giving up: $self->{failing} in $self->{load_failures} workers in a row";
-            $self->{log}->($why);
+            Kamado::Log->error($why);
             $self->{on_give_up}->($why) if $self->{on_give_up};
             $self->_shutdown({});
             $self->{scoreboard}->refresh;
@@ -249,7 +249,7 @@ sub _resize {
         $self->{exit_cause}{$_} = 'ttou' for @retire;
         kill TERM => @retire;
     }
-    $self->{log}->("TTIN/TTOU: $want worker" . ($want == 1 ? '' : 's'));
+    Kamado::Log->notice("TTIN/TTOU: $want worker" . ($want == 1 ? '' : 's'));
     $self->{workers} = $want;
 }
 
@@ -275,7 +275,7 @@ sub _autoscale {
     my $busy = grep { $BUSY{ $_->{state} } } values %slot;
     if ($busy == @current && $self->{workers} < $self->{max_workers}) {
         $self->{workers}++;
-        $self->{log}->("scaling up to $self->{workers} workers: all $busy busy");
+        Kamado::Log->info("scaling up to $self->{workers} workers: all $busy busy");
         return;
     }
     my @spare = sort { $a->{connections} <=> $b->{connections} || $b->{seconds} <=> $a->{seconds} }
@@ -287,7 +287,7 @@ sub _autoscale {
     $self->{children}{$pid} = 0;    # not counted: no replacement
     $self->{exit_cause}{$pid} = 'idle';
     kill TERM => $pid;
-    $self->{log}->(sprintf 'retiring idle worker %d (idle %.0f s): %d worker%s', $pid, $spare[0]{seconds},
+    Kamado::Log->info(sprintf 'retiring idle worker %d (idle %.0f s): %d worker%s', $pid, $spare[0]{seconds},
         $self->{workers}, $self->{workers} == 1 ? '' : 's');
 }
 
@@ -299,7 +299,7 @@ sub _spawn {
     $self->{scoreboard}->claim($slot, $self->{generation}, $pool) if defined $slot;
     my ($pid, $old) = Kamado::Process::fork_signals_blocked();
     if (!defined $pid) {
-        $self->{log}->("Can't fork a worker: $!");
+        Kamado::Log->error("Can't fork a worker: $!");
         $self->{scoreboard}->clear($slot) if defined $slot;
         return;
     }
@@ -346,6 +346,7 @@ sub _worker_main {
     my ($server, $stop);
     my $name = $pool ? " $self->{pools}[$pool - 1]{name}" : '';
     $0 =~ s/^kamado generation \d+/kamado worker$name/;
+    Kamado::Log->set_role('worker');
     # the worker's column of the signal table (Kamado::Process); a stop
     # that comes while the app loads is acted on once the server exists
     $SIG{$_} = sub { $stop = 1; $server->stop if $server } for qw(TERM QUIT);
@@ -357,14 +358,16 @@ sub _worker_main {
     srand;                             # every worker its own random sequence
     my $notice = $self->{notice_w};
     my $app = $self->{app} // eval { my $app = $self->{loader}->(); $_->() for $self->{prepare}->@*; $app } // do {
-        $self->{log}->("worker can't load the app: " . ($@ =~ s/\s+\z//r));
+        Kamado::Log->error("worker can't load the app: " . ($@ =~ s/\s+\z//r));
         POSIX::_exit(LOAD_FAILED);
     };
     $self->_worker_start(sub {
-        $self->{log}->("worker $$: $_[0]");
+        Kamado::Log->error("worker $$: $_[0]");
         POSIX::_exit(INIT_FAILED);
     });
     syswrite $notice, "loaded $$\n" if $self->_worker_says_loaded;
+    Kamado::Log->debug('worker of generation ', $self->{generation}, ($name ? " for pool$name" : ''), ' started',
+        (defined $slot ? " in scoreboard slot $slot" : ''));
     my $status = eval {
         my $max = $self->{max_requests};
         # jitter, so workers do not all recycle at the same moment
@@ -385,7 +388,7 @@ sub _worker_main {
         $server->run;
         0;
     } // do {
-        $self->{log}->("worker failed: $@");
+        Kamado::Log->error("worker failed: $@");
         1;
     };
     _at_exit(0);
@@ -420,7 +423,7 @@ sub _worker_says_loaded {
 sub _worker_start {
     my ($self, $fail) = @_;
     for my $sub (@AT_WORKER_START) {
-        eval { $sub->(); 1 } or $self->{log}->("at worker start: " . ($@ =~ s/\s+\z//r));
+        eval { $sub->(); 1 } or Kamado::Log->error("at worker start: " . ($@ =~ s/\s+\z//r));
     }
     my $init = $self->{init} or return;
     eval { $init->(); 1 } or $fail->("--worker-init failed: " . ($@ =~ s/\s+\z//r));
@@ -434,7 +437,7 @@ our @AT_WORKER_EXIT;
 sub _at_exit {
     my ($now) = @_;
     for my $sub (@AT_WORKER_EXIT) {
-        eval { $sub->($now); 1 } or warn "kamado: at worker exit: $@";
+        eval { $sub->($now); 1 } or Kamado::Log->error("at worker exit: $@");
     }
 }
 
@@ -470,7 +473,7 @@ sub _reap {
                 $self->{load_failures}++;
                 $self->{failing} = '--worker-init failed';
             }
-            $self->{log}->("worker $pid exited with " . Kamado::Process::how($?)
+            Kamado::Log->warn("worker $pid exited with " . Kamado::Process::how($?)
                 . (($? & 127) == POSIX::SIGVTALRM() ? ' (killed by --request-timeout)' : ''));
         }
     }
@@ -489,7 +492,7 @@ sub _shutdown {
         on_reap  => sub { $self->_release_slot($_[0], $_[1]) },
         on_timeout => sub {
             $self->{exit_cause}{$_} = 'graceful_timeout' for @_;
-            $self->{log}->("graceful timeout ($self->{graceful_timeout} s): killing worker"
+            Kamado::Log->warn("graceful timeout ($self->{graceful_timeout} s): killing worker"
                 . (@_ > 1 ? 's ' : ' ') . join(', ', @_));
         },
     );
@@ -534,6 +537,7 @@ sub _children {
 # --workers 0: serve in this process (debugging, profiling).
 sub _run_single {
     my ($self) = @_;
+    Kamado::Log->set_role('worker');    # (it serves the requests)
     my $app = $self->{app} // $self->{loader}->();
     $self->{app} = $app;
     $self->_before_fork;

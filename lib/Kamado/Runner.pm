@@ -9,6 +9,7 @@ use Kamado::Options;
 use Kamado::CGI ();
 use Kamado::ErrorLog;
 use Kamado::Hooks;
+use Kamado::Log;
 use Kamado::Notify;
 use Kamado::PidFile;
 use Kamado::Prefork;
@@ -157,7 +158,8 @@ sub serve {
     my ($class, $opt, %app) = @_;
     die "kamado: --startup $opt->{startup}: no such file\n" if defined $opt->{startup} && !-f $opt->{startup};
     my $ids = Kamado::Privileges->resolve(@$opt{qw(user group)});
-    Kamado::ErrorLog->open_file($opt->{error_log}) if defined $opt->{error_log};
+    Kamado::Log->set_level($opt->{log_level} // 'info');
+    Kamado::ErrorLog->open_log($opt->{error_log}) if defined $opt->{error_log};
     my ($min, $max) = $class->worker_bounds($opt);
     # written as root, before the listeners (a second server started by
     # mistake stops here, naming the pid, not at its bind); removed when
@@ -175,11 +177,11 @@ sub serve {
     my $as_root = $> == 0;
     my $on_ready = sub {
         # (root is said on the ready line: a start that fails says one line, why)
-        print STDERR "[kamado] [$$] accepting connections at ",
+        Kamado::Log->log($as_root ? 'warn' : 'notice', 'accepting connections at ',
             join(', ', map { $_->name . ($_->proxy_protocol ? ' (PROXY protocol)' : '') } @listeners),
             defined $max ? " with $min to $max workers" : " with $opt->{workers} workers",
             (map { '; ' . _describe_pool($_) } ($opt->{pool} // [])->@*),
-            ($as_root ? '; running as root: the app and CGI scripts run as root too (--user drops it)' : ()), "\n";
+            ($as_root ? '; running as root: the app and CGI scripts run as root too (--user drops it)' : ()));
         Kamado::Notify->send('READY=1', 'STATUS=serving');
         $opt->{server_ready}->({
             host => $listeners[0]->host, port => $listeners[0]->port,

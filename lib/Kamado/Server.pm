@@ -7,6 +7,7 @@ use Errno ();
 use Kamado;
 use Kamado::BodyReader;
 use Kamado::DeferredInput;
+use Kamado::Log;
 use Kamado::Writer;
 use Plack::Util;
 use POSIX ();
@@ -84,7 +85,7 @@ sub run {
     local $SIG{USR2} = sub {
         return unless $self->{timer_armed};
         # logged here: an app that swallows the die is killed without a word
-        _log_error($self->{timed_env}, "past --request-timeout ($self->{request_timeout} s): interrupting it");
+        _log_error($self->{timed_env}, warn => "past --request-timeout ($self->{request_timeout} s): interrupting it");
         die TIMEOUT_ERROR;
     } if $self->{request_timeout};
     my $budget = $self->{max_requests};
@@ -156,7 +157,7 @@ sub _over_rss {
     my ($self, $env, $max_kb) = @_;
     my $kb = Kamado::resident_kb();
     return 0 if $kb <= $max_kb;
-    _log_error($env, sprintf 'resident size %d MB is over --max-rss %d MB; replacing this worker',
+    _log_error($env, warn => sprintf 'resident size %d MB is over --max-rss %d MB; replacing this worker',
         $kb / 1024, $self->{max_rss});
     return 1;
 }
@@ -510,11 +511,12 @@ sub _timeout_error {
     $self->{loop}->write_response($fd, 504, ['Content-Type' => 'text/plain'], ['Gateway Timeout']);
 }
 
+# A line about the request ENV, its request line first: at LEVEL, or
+# error.
 sub _log_error {
-    my ($env, $message) = @_;
-    chomp $message;
+    my ($env, $level, $message) = @_ == 3 ? @_ : ($_[0], 'error', $_[1]);
     my $request = join ' ', grep defined, @$env{qw(REQUEST_METHOD REQUEST_URI SERVER_PROTOCOL)};
-    $env->{'psgi.errors'}->print("[kamado] [$$] $request: $message\n");
+    Kamado::Log->log($level, "$request: $message");
 }
 
 1;

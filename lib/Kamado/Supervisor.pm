@@ -8,6 +8,7 @@ use POSIX qw(WNOHANG);
 use Time::HiRes ();
 use Kamado;
 use Kamado::ErrorLog;
+use Kamado::Log;
 use Kamado::Prefork;
 use Kamado::Notify;
 use Kamado::Process;
@@ -46,7 +47,6 @@ sub new {
         on_ready     => $args{on_ready},       # once the first generation serves
         load_timeout => $args{load_timeout} // 60,    # seconds; 0: none
         watch        => $args{watch},          # --reload: {dirs => [...], ignore => [...]}
-        log          => $args{log} || sub { print STDERR "[kamado] [$$] @_\n" },
         generations  => {},                    # pid => { number, status pipe, state }
         number       => 0,
         # --status-listen: a Kamado::Listener, answered by a process of
@@ -96,15 +96,15 @@ sub _run {
         delete $signal{child};
         if (delete $signal{reload}) {
             if ($self->{pending}) {
-                $self->{log}->('HUP: a new generation is still loading; this HUP is ignored');
+                Kamado::Log->notice('HUP: a new generation is still loading; this HUP is ignored');
             } else {
-                $self->{log}->('HUP: loading the application afresh in a new generation');
+                Kamado::Log->notice('HUP: loading the application afresh in a new generation');
                 $self->_reload('hup');
             }
         }
         $self->_check_watcher;
         if (delete $signal{reopen}) {
-            $self->{log}->('USR1: reopened ' . Kamado::ErrorLog->path)
+            Kamado::Log->notice('USR1: reopened ' . Kamado::ErrorLog->path)
                 if Kamado::ErrorLog->path && Kamado::ErrorLog->reopen;
             kill USR1 => $_ for keys $self->{generations}->%*;    # old ones log too
         }
@@ -123,7 +123,7 @@ sub _run {
             $last_crash = Time::HiRes::time();
         }
         if (!$self->{current} && !$self->{pending} && Time::HiRes::time() >= $last_crash + 1) {
-            $self->{log}->('starting a new generation to replace it');
+            Kamado::Log->notice('starting a new generation to replace it');
             $self->{pending} = $self->_start_generation('replace');
         }
         $self->_start_status if $self->{status_listener} && !$self->{status_pid}
@@ -158,7 +158,7 @@ sub _start_watcher {
     my $deadline = Time::HiRes::time() + 10;
     select my $rout = $rin, undef, undef, 0.1
         until $self->{watcher}->watching || !kill(0, $self->{watcher}->pid) || Time::HiRes::time() > $deadline;
-    $self->{log}->('--reload: watching ' . join(', ', $self->{watcher}->dirs) . ' for changes');
+    Kamado::Log->info('--reload: watching ' . join(', ', $self->{watcher}->dirs) . ' for changes');
 }
 
 # --reload: changed files push the reload SETTLE seconds on; it starts
@@ -173,7 +173,7 @@ sub _check_watcher {
     return unless $self->{reload_at} && Time::HiRes::time() >= $self->{reload_at} && !$self->{pending};
     my @files = sort keys delete($self->{changed})->%*;
     delete $self->{reload_at};
-    $self->{log}->('--reload: ' . (@files > 3 ? scalar(@files) . " files changed, among them @files[0 .. 2]" : "changed: @files")
+    Kamado::Log->notice('--reload: ' . (@files > 3 ? scalar(@files) . " files changed, among them @files[0 .. 2]" : "changed: @files")
         . '; loading the application afresh in a new generation');
     $self->_reload('reload');
 }
@@ -195,9 +195,9 @@ sub _stop_watcher {
 sub _start_status {
     my ($self) = @_;
     socketpair(my $tell, my $hear, AF_UNIX, SOCK_SEQPACKET, 0)
-        or return $self->{log}->("can't create the status process's socket: $!");
+        or return Kamado::Log->error("can't create the status process's socket: $!");
     my ($pid, $old) = Kamado::Process::fork_signals_blocked();
-    return $self->{log}->("can't fork the status process: $!") unless defined $pid;
+    return Kamado::Log->error("can't fork the status process: $!") unless defined $pid;
     if ($pid) {
         $self->{status_pid} = $pid;
         $self->{status_tell} = $tell;
@@ -211,6 +211,7 @@ sub _start_status {
     }
     close $tell;
     $0 =~ s/^kamado supervisor/kamado status/;
+    Kamado::Log->set_role('status');
     $SIG{$_} = 'IGNORE' for qw(HUP TTIN TTOU USR1);
     $SIG{CHLD} = 'DEFAULT';
     Kamado::Process::started(getppid, $old);
@@ -225,7 +226,7 @@ sub _start_status {
             supervisor => getppid,
         )->run;
         0;
-    } // do { $self->{log}->("the status process failed: $@"); 1 };
+    } // do { Kamado::Log->error("the status process failed: $@"); 1 };
     POSIX::_exit($status);
 }
 
@@ -276,11 +277,13 @@ sub _generation_main {
     close $self->{status_listener}->socket if $self->{status_listener};
     $_->{board} = undef for values $self->{generations}->%*;
     $0 =~ s/^kamado supervisor/kamado generation $number/;
+    Kamado::Log->set_role('generation');
     # until Prefork sets its own: a stop while loading ends the load
     $SIG{$_} = 'DEFAULT' for qw(TERM QUIT INT);
     $SIG{$_} = 'IGNORE' for qw(HUP TTIN TTOU USR1);
     $SIG{CHLD} = 'DEFAULT';
     Kamado::Process::started($supervisor, $mask);
+    Kamado::Log->debug("generation $number started", $self->{preload} ? ': loading the app' : '');
     my $app;
     # (the startup file first, whether the app loads here or in the workers)
     my $ok = eval { $self->{startup}->() if $self->{startup}; $app = $self->{loader}->() if $self->{preload}; 1 };
@@ -342,7 +345,7 @@ sub _check_pending {
     delete $self->{pending};
     Kamado::Notify->send('READY=1', "STATUS=generation $gen->{number} serves");
     if (my $old = $self->{current}) {
-        $self->{log}->("generation $gen->{number} serves; generation $self->{generations}{$old}{number} finishes its requests and exits");
+        Kamado::Log->notice("generation $gen->{number} serves; generation $self->{generations}{$old}{number} finishes its requests and exits");
         kill TERM => $old;
         $self->{generations}{$old}{draining} = Time::HiRes::time();
         $self->_tell_status("draining $old");
@@ -388,7 +391,7 @@ sub _kill_slow_load {
 sub _kill_generation {
     my ($self, $pid, $why) = @_;
     my $gen = $self->{generations}{$pid};
-    $self->{log}->("killing generation $gen->{number} and its workers: $why");
+    Kamado::Log->error("killing generation $gen->{number} and its workers: $why");
     kill -9, $pid;
     $gen->{killed} = 1;
 }
@@ -401,11 +404,11 @@ sub _reap {
         my $status = $?;
         if ($self->{watcher} && $pid == $self->{watcher}->pid) {
             delete $self->{watcher};
-            $self->{log}->('the --reload watcher exited with ' . Kamado::Process::how($status) . '; changes are not watched any more');
+            Kamado::Log->warn('the --reload watcher exited with ' . Kamado::Process::how($status) . '; changes are not watched any more');
             next;
         }
         if ($self->{status_pid} && $pid == $self->{status_pid}) {
-            $self->{log}->('the status process exited with ' . Kamado::Process::how($status) . '; starting another');
+            Kamado::Log->warn('the status process exited with ' . Kamado::Process::how($status) . '; starting another');
             delete @$self{qw(status_pid status_tell)};
             $self->{status_died} = Time::HiRes::time();
             next;
@@ -417,16 +420,16 @@ sub _reap {
             # the old generation serves on: ready as before
             Kamado::Notify->send('READY=1', "STATUS=generation $gen->{number} failed to start") if $self->{current};
             my $said = $self->_read_status($gen) =~ s/\s+\z//r;
-            $self->{log}->("generation $gen->{number} failed to start ("
+            Kamado::Log->error("generation $gen->{number} failed to start ("
                 . ($gen->{why} || $said || Kamado::Process::how($status)) . ')'
                 . ($self->{current} ? "; generation $self->{generations}{$self->{current}}{number} keeps serving" : ''));
         } elsif ($self->{current} && $pid == $self->{current}) {
             delete $self->{current};
             my $said = $self->_read_status($gen) =~ s/\Aready\n//r =~ s/\s+\z//r;
-            $self->{log}->("generation $gen->{number} exited with " . Kamado::Process::how($status) . ($said ? ": $said" : ''));
+            Kamado::Log->error("generation $gen->{number} exited with " . Kamado::Process::how($status) . ($said ? ": $said" : ''));
             $current_status = $status;
         } else {
-            $self->{log}->("generation $gen->{number} has finished" . ($status ? ' (' . Kamado::Process::how($status) . ')' : '')
+            Kamado::Log->info("generation $gen->{number} has finished" . ($status ? ' (' . Kamado::Process::how($status) . ')' : '')
                 . ($gen->{killed} ? ', killed' : ''));
         }
     }
@@ -440,7 +443,11 @@ sub _stop_all {
     my ($self, $signal) = @_;
     Kamado::Notify->send('STOPPING=1');
     $self->_stop_watcher;
-    Kamado::Process::stop_children(children => $self->{generations}, flags => $signal);
+    my $gens = $self->{generations};
+    my %number = map { ($_ => $gens->{$_}{number}) } keys %$gens;
+    Kamado::Log->notice($signal->{now} ? 'INT: stopping at once' : 'stopping: the requests in progress are finished first');
+    Kamado::Process::stop_children(children => $gens, flags => $signal,
+        on_reap => sub { Kamado::Log->info("generation $number{ $_[0] } has finished") if $number{ $_[0] } });
     $self->_stop_status;
 }
 

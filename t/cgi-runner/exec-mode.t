@@ -135,14 +135,14 @@ for my $mode (qw(exec fork registry perlrun)) {
         is get("/cgi-bin/$script")->{status}, 500, "$script: 500";
         like $server->log, qr{\Q$root/$script\E: \Q$log\E}, "$script: the log says why, naming the script";
     }
-    like $server->log, qr{\Q$root/dies.cgi\E: broken at the start}, "a script's STDERR goes to the log";
+    like $server->log, qr{^broken at the start$}m, "a script's STDERR goes to the log, as it wrote it";
     $r = get('/cgi-bin/nph-raw.cgi');
     is $r->{status}, 202, 'nph-: the status line of the script';
     is $r->{headers}{'x-nph'}, 'yes', 'and its headers';
     is $r->{body}, 'raw', 'and its body';
     is get('/cgi-bin/system.cgi')->{body}, "from a child\nafter\n", "system()'s output reaches the client (real fds)";
     get('/cgi-bin/warns.cgi');
-    like $server->log, qr{\Q$root/warns.cgi\E: something odd}, 'warn goes to the log with the script';
+    like $server->log, qr{^something odd$}m, 'warn goes to the log, as the script wrote it';
 
     # streaming: the first line arrives while the script still runs; the
     # in-process modes collect the output and send it when the script ends

@@ -10,6 +10,7 @@ use strict;
 use warnings;
 use lib 't/lib';
 use Test::More;
+use Kamado::Test::Log qw($PREFIX);
 use File::Temp ();
 use Kamado::Test qw(start_server);
 use Kamado::Test::CGI qw(put_script get_script);
@@ -107,7 +108,7 @@ for (1 .. 5) {
     $seen{$rand}++;
 }
 is scalar(keys %seen), 5, 'each request its own rand sequence';
-unlike $server->log, qr/\[kamado\].*(?:could not|no output)/, 'nothing wrong in the log';
+unlike $server->log, qr/^$PREFIX.*(?:could not|no output)/m, 'nothing wrong in the log';
 
 is $server->stop, 0, 'TERM: exit 0';
 done_testing;

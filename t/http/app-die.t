@@ -41,7 +41,7 @@ for my $path ('/die?x=1', '/die-ref', '/delayed-die') {
         is read_response($c, buffer => \$buf)->{body}, "pid $pid", 'the same connection and worker serve the next request';
     };
 }
-like $server->log, qr{^\[kamado\] \[$pid\] POST /die\?x=1 HTTP/1\.1: app died: boom at \S+ line \d+\.$}m,
+like $server->log, qr{^\S+ \[error\] worker $pid \[[^\]]+\]: POST /die\?x=1 HTTP/1\.1: app died: boom at \S+ line \d+\.$}m,
     'the log has the request line and the error';
 like $server->log, qr{POST /die-ref HTTP/1\.1: app died: HASH\(0x}m, 'a non-string exception is logged too';
 like $server->log, qr{POST /delayed-die HTTP/1\.1: app died: late boom$}m, 'and an error in a delayed response';

@@ -8,6 +8,7 @@ use strict;
 use warnings;
 use lib 't/lib';
 use Test::More;
+use Kamado::Test::Log qw($PREFIX);
 use Time::HiRes ();
 use Kamado::Test qw(start_server read_response);
 use Kamado::Test::HTTP qw(parse_response);
@@ -44,7 +45,7 @@ for my $path (@paths) {
         like $res && $res->{head}, qr{\AHTTP/1\.1 500 Internal Server Error\r\n}, 'status 500';
         is $res && $res->{body}, 'Internal Server Error', 'the generic body';
         unlike $res && $res->{head}, qr/Injected|X-Bad/, 'nothing of the bad response';
-        like $server->log, qr{^\[kamado\] \[\d+\] GET \Q$path\E\?q=1 HTTP/1\.1: }m, 'a log line with the request line';
+        like $server->log, qr{^${PREFIX}GET \Q$path\E\?q=1 HTTP/1\.1: }m, 'a log line with the request line';
         if ($res) {
             syswrite $c, "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n";
             like +(read_response($c, timeout => 2) // {})->{body}, qr/^pid \d+$/, 'the connection serves the next request';

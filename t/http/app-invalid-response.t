@@ -8,6 +8,7 @@ use strict;
 use warnings;
 use lib 't/lib';
 use Test::More;
+use Kamado::Test::Log qw($PREFIX);
 use Kamado::Test qw(start_server);
 use Kamado::Test::HTTP qw(read_until_close parse_response);
 
@@ -59,7 +60,7 @@ for my $path (qw(/string /undef /lf-value /crlf-value /name-space /name-colon /s
         is $res->{status_line}, 'HTTP/1.1 500 Internal Server Error', 'status 500';
         is $res->{body}, 'Internal Server Error', 'the generic body';
         unlike $res->{head}, qr/Injected|X-Bad|X Bad/, 'nothing of the bad response';
-        like $server->log, qr{^\[kamado\] \[\d+\] GET \Q$path\E\?q=1 HTTP/1\.1: }m, 'a log line with the request line';
+        like $server->log, qr{^${PREFIX}GET \Q$path\E\?q=1 HTTP/1\.1: }m, 'a log line with the request line';
         my $next = ask($c, '/ok');
         is $next->{body}, "pid $pid", 'the same connection and worker serve the next request';
     };

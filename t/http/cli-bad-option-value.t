@@ -3,7 +3,7 @@
 # before it serves anything: including a negative --workers, which would
 # otherwise leave a server that accepts connections and never answers;
 # autoscaling bounds the wrong way round; a scoreboard file that cannot be
-# created.
+# created; a log level or syslog facility that does not exist.
 use strict;
 use warnings;
 use lib 't/lib';
@@ -37,6 +37,8 @@ for my $case (
     [['--pool', 'ai:/ai/,size=3', '--listen', '127.0.0.1:0'], qr/--pool .*size=3/],
     [['--pool', 'a:/ai/', '--pool', 'b:/ai/', '--listen', '127.0.0.1:0'], qr/--pool .*given twice/],
     [['--pool', 'ai:/ai/', '--workers', '0', '--listen', '127.0.0.1:0'], qr/--pool needs --workers/],
+    [['--log-level', 'loud', '--listen', '127.0.0.1:0'], qr/--log-level must be one of error warn notice info debug, not 'loud'/],
+    [['--error-log', 'syslog:nowhere', '--listen', '127.0.0.1:0'], qr/--error-log syslog:nowhere: the facility must be one of auth .* local7$/m],
 ) {
     my ($args, $names) = @$case;
     subtest join(' ', grep { $_ ne 'LAST' } @$args) => sub {

@@ -13,7 +13,7 @@ my $server = start_plackup(port => $port, args => ['--port', $port, '-E', 'deplo
     app => 'sub { [200, ["Content-Type" => "text/plain"], ["ok"]] }');
 my $res = read_response($server->send_get('/'));
 is $res && $res->{body}, 'ok', 'serves';
-like $server->log, qr/^kamado: ignoring 'wrokers', not an option of Kamado \(see kamado --help\)$/m,
+like $server->log, qr/^\S+ \[warn\] supervisor \d+: ignoring 'wrokers', not an option of Kamado \(see kamado --help\)$/m,
     'one line naming the unknown option';
 like $server->log, qr/with 1 workers/, 'which changed nothing';
 is $server->stop, 0, 'TERM stops plackup cleanly';

@@ -7,6 +7,7 @@ use lib 't/lib';
 use Test::More;
 use Time::HiRes ();
 use Kamado::Test qw(start_server read_response eventually);
+use Kamado::Test::Log qw(log_lines);
 
 plan skip_all => 'needs /proc' unless -r "/proc/$$/stat";
 
@@ -28,7 +29,9 @@ for my $case (['TTIN', 3], ['TTIN', 4], ['TTOU', 3], ['TTOU', 2], ['TTOU', 1], [
     kill $signal => $server->pid;
     my $line = "TTIN/TTOU: $want worker" . ($want == 1 ? '' : 's');
     # the step-th such line of the log is this step's
-    ok eventually(sub { my @l = $server->log =~ /^\[kamado\] \[\d+\] TTIN\/TTOU: .*$/mg; @l >= $step && $l[$step - 1] =~ /\Q$line\E$/ }),
+    ok eventually(sub {
+        my @l = grep { $_->{role} eq 'generation' && $_->{message} =~ /^TTIN\/TTOU: / } log_lines($server->log);
+        @l >= $step && $l[$step - 1]{message} eq $line }),
         "$signal: the generation says '$line'";
     ok eventually(sub { workers() == $want }), "$signal: $want worker(s) running";
     served_ok("after $signal, $want worker(s)");

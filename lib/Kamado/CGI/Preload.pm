@@ -4,6 +4,7 @@ use strict;
 use warnings;
 
 use File::Find ();
+use Kamado::Log;
 
 # --preload-cgi: every script of a CGI directory made ready before the
 # workers fork, each as its mode keeps it warm (the modes' preload): in
@@ -25,7 +26,7 @@ sub run {
         my $env = request_env($prefix, $path);
         my $entry = $cgi->entry($env) or next;
         if ($entry->{error}) {
-            $cgi->{log}->($entry->{error});
+            Kamado::Log->error($entry->{error});
             $count{failed}++;
             next;
         }

@@ -16,6 +16,7 @@ use Kamado::CGI::Require;
 use Kamado::CGI::Snapshot;
 use Kamado::CGI::World;
 use Kamado::CGI::Source;
+use Kamado::Log;
 
 # Modes "registry" and "perlrun": a script runs inside the worker, as
 # ModPerl::Registry and ModPerl::PerlRun run it, with what they get wrong
@@ -79,7 +80,7 @@ close main::DATA if defined fileno main::DATA;
 # by Kamado::CGI for each script's URL (not a hash made every request):
 # { mode => registry or perlrun, script => {filename, key, dir, nph},
 # fixed => the script's fixed CGI variables (Kamado::CGI::Env::fixed),
-# log => sub, timeout => --cgi-timeout, redirect => sub (env, path) ->
+# timeout => --cgi-timeout, redirect => sub (env, path) ->
 # PSGI response }
 sub respond {
     my ($class, $args, $env) = @_;
@@ -145,7 +146,7 @@ sub _state {
         my $src = $source{$file} && $source{$file}{key} eq $key ? $source{$file} : eval {
             $source{$file} = { Kamado::CGI::Source->read($file)->%*, key => $key };
         } or do {
-            $args->{log}->("$file: $@");
+            Kamado::Log->error("$file: $@");
             return undef;
         };
         # (a script that needs a process of its own, for a #! switch such
@@ -176,11 +177,13 @@ sub _compile_and_run {
     _within($s, $keep, $in, $env, $args->{fixed}, $args->{timeout}, $run);
     my $compiled = $s->{code} ? 1 : 0;
     my $exited = $s->{exited} = delete $s->{exited_compiling};
-    # (what the script wrote to STDERR, perl's errors and warnings among it)
+    # (what the script wrote to STDERR, perl's errors and warnings among
+    # it: the server's STDERR gets it as it is)
     if (length(my $errors = Kamado::CGI::World::read_from(fileno $keep->{err}, $err_start))) {
-        $args->{log}->("$file: $_") for split /\n/, $errors;
+        print STDERR $errors =~ /\n\z/ ? $errors : "$errors\n";
     }
-    $args->{log}->("$file: could not be compiled (its errors are above)") unless $compiled || $exited;
+    Kamado::Log->error("$file: ran for more than $args->{timeout} s (--cgi-timeout): stopped") if $timed_out;
+    Kamado::Log->error("$file: could not be compiled (its errors are above)") unless $compiled || $exited;
     _discard($s) if !$compiled || $args->{mode} eq 'perlrun';
     return $compiled;
 }
@@ -241,7 +244,7 @@ sub _within {
             Kamado::CGI::Compile::compile($s) unless $s->{code};
             _run($s, $keep, $timeout) if $s->{code} && $run;
             1;
-        } or print STDERR "kamado: $@";
+        } or Kamado::Log->error("$s->{file}: $@");
         # a child the script forked, back here without exit
         Kamado::CGI::Overrides::child_exit(0) if current_pid() != $Kamado::CGI::Overrides::RUNNING;
         # the server's timers back (borrowed by _run), however it ended
@@ -321,8 +324,9 @@ sub _run {
         $ok = eval { $s->{code}->(); 1 };
     }
     my $exited = defined $Kamado::CGI::Overrides::EXIT_CODE || ref $@ eq ref $Kamado::CGI::Overrides::EXIT;
-    # (a die, as perl reports one: on STDERR, so in the log)
-    print STDERR $@ if !$ok && !$exited;
+    # (a die, as perl reports one: on STDERR, so in the log; the
+    # server's own stop is the server's to log)
+    print STDERR $@ if !$ok && !$exited && !$timed_out;
     local $? = $Kamado::CGI::Overrides::EXIT_CODE // ($ok || $exited ? 0 : 255);
     for my $end ($s->{end}->@*) {
         KAMADO_CGI_SCRIPT: {
@@ -373,7 +377,7 @@ sub _response {
         $head //= $parser->finish;
     }
     if ($head->{error}) {
-        $args->{log}->("$args->{script}{filename}: $head->{error}");
+        Kamado::Log->error("$args->{script}{filename}: $head->{error}");
         return _error(500);
     }
     return $args->{redirect}->($env, $head->{redirect}) if defined $head->{redirect};

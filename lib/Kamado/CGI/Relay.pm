@@ -10,12 +10,14 @@ use Time::HiRes ();
 use Kamado ();
 use Kamado::CGI::Output;
 use Kamado::CGI::Reaper;
+use Kamado::Log;
 
 # What the modes that run a script in a process of its own (exec, fork)
 # share: the request body as the script's STDIN (a real descriptor),
 # STDOUT a pipe whose head is parsed (Kamado::CGI::Output) and whose body
 # is streamed to the client as the script prints it, STDERR a pipe whose
-# lines go to the log prefixed with the script; the script stopped at
+# lines go to the server's STDERR as they are, a line at a time (so that
+# the lines of scripts running at once do not mix); the script stopped at
 # --cgi-timeout or when the client is gone.
 
 use constant READ_SIZE => 65536;
@@ -27,7 +29,7 @@ use constant MAX_HOLD => 256 * 1024;
 use constant STOP_GRACE => 1;
 
 # response(launch => sub, env => psgi env, script => {filename, dir,
-# nph}, log => sub, timeout => --cgi-timeout, redirect => sub (env, path)
+# nph}, timeout => --cgi-timeout, redirect => sub (env, path)
 # -> PSGI response) -> a PSGI streaming response: the body as STDIN, pipes
 # for STDOUT and STDERR, launch->(stdin, stdout, stderr) starting the process that runs
 # the script (its pid, or undef when it could not; stdin is undef when
@@ -111,7 +113,7 @@ sub _relay {
     my ($writer, $done, $err_buf, $held, $select) = (undef, 0, '');
     my $stopped;    # by --cgi-timeout, or a client gone: the rest is not read
     my @open = ($out, $err);
-    my $log = sub { $a{log}->("$a{script}{filename}: $_[0]") };
+    my $log = sub { Kamado::Log->error("$a{script}{filename}: $_[0]") };
     my $start = sub {
         my ($head) = @_;
         if ($head->{error}) {
@@ -151,7 +153,7 @@ sub _relay {
         }
         if ($fh == $err) {
             $err_buf .= $buf;
-            $log->($1) while $err_buf =~ s/\A([^\n]*)\n//;
+            print STDERR $1 while $err_buf =~ s/\A([^\n]*\n)//;
             return;
         }
         return if $done;
@@ -214,7 +216,7 @@ sub _relay {
             $take->($fh, $n ? $buf : '');
         }
     }
-    $log->($err_buf) if length $err_buf;
+    print STDERR "$err_buf\n" if length $err_buf;
     $stream->() if $held;
     $start->($parser->finish) if !$writer && !$done;
     $stream->() if $held;

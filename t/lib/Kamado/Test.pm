@@ -67,6 +67,8 @@ sub app_file {
 # self_bind => 1: no socket is handed over (nor LISTEN_FDS set); the
 # server binds what its args say, and ->port is port => N (see free_port).
 # prefix => [COMMAND]: runs it under another command (unshare, say).
+# journal => 1: JOURNAL_STREAM names the server's STDERR, as systemd sets
+# it when a service's output goes to the journal.
 sub start_server {
     my (%opt) = @_;
     # (no_app: the server is given no PSGI file, as with --cgi-bin alone)
@@ -93,6 +95,8 @@ sub start_server {
         }
         open STDERR, '>&', $stderr or POSIX::_exit(111);
         open STDOUT, '>&', $stderr or POSIX::_exit(111);    # never hold prove's pipe
+        # journal => 1: the server is told its STDERR is systemd's journal
+        $ENV{JOURNAL_STREAM} = join ':', (stat STDERR)[0, 1] if $opt{journal};
         # a test that dies must not leave its server behind (kept across exec)
         Kamado::set_parent_death_signal(POSIX::SIGTERM());
         exec @cmd or POSIX::_exit(111);

@@ -7,6 +7,7 @@ use POSIX ();
 use Kamado::CGI::Env;
 use Kamado::CGI::Relay;
 use Kamado::CGI::Source;
+use Kamado::Log;
 
 use constant NAME => 'exec';
 
@@ -17,7 +18,7 @@ use constant NAME => 'exec';
 
 # response(SCRIPT, ENV) -> a PSGI streaming response for the psgi env ENV.
 # SCRIPT, kept by Kamado::CGI for each script's URL: { script =>
-# {filename, dir, nph}, fixed => its fixed CGI variables, log => sub,
+# {filename, dir, nph}, fixed => its fixed CGI variables,
 # timeout => --cgi-timeout, redirect => sub (env, path) -> PSGI response }
 sub response {
     my ($class, $args, $env) = @_;
@@ -38,7 +39,7 @@ sub response {
         %ENV = Kamado::CGI::Env::request($env, $args->{fixed})->%*;
         Kamado::CGI::Relay::default_signals();
         { exec { $command[0] } @command }
-        print STDERR "can't run it: $!\n";
+        Kamado::Log->error("$script->{filename}: can't run it: $!");
         POSIX::_exit(127);
     });
 }

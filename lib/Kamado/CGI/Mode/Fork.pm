@@ -13,6 +13,7 @@ use Kamado::CGI::Env;
 use Kamado::CGI::Mode::Exec;
 use Kamado::CGI::Relay;
 use Kamado::CGI::Source;
+use Kamado::Log;
 
 use constant NAME => 'fork';
 
@@ -56,7 +57,7 @@ sub response {
         my $file = $args->{script}{filename};
         my $cgi_env = Kamado::CGI::Env::request($env, $args->{fixed});
         for my $try (1, 2) {
-            my $z = _zygote($file, $args->{script}{key}, $args->{script}{dir}, $args->{log}) or return undef;
+            my $z = _zygote($file, $args->{script}{key}, $args->{script}{dir}) or return undef;
             my $pid = _send($z, \@fds, $cgi_env);
             return $pid if $pid;
             # it died meanwhile (killed, or its perl exited): once more
@@ -85,7 +86,7 @@ sub _send {
 
 # The live zygote of a script, started (and waited for) if need be.
 sub _zygote {
-    my ($file, $key, $dir, $log) = @_;
+    my ($file, $key, $dir) = @_;
     my $z = $zygotes{$file};
     # the script and each of its private libraries as they were compiled
     if ($z && $z->{key} eq $key && Kamado::CGI::Source::unchanged($z->{deps})) {
@@ -97,7 +98,7 @@ sub _zygote {
         my ($oldest) = sort { $zygotes{$a}{used} <=> $zygotes{$b}{used} } keys %zygotes;
         _forget($oldest);
     }
-    return _ready(_start($file, $key, $dir), $file, $dir, $log);
+    return _ready(_start($file, $key, $dir), $file, $dir);
 }
 
 # preload(SCRIPT, ENV): the script's zygote is started by each worker
@@ -107,7 +108,7 @@ sub _zygote {
 # the generation notes the scripts, and each worker starts their zygotes
 # at once and then waits for them all (Kamado::Prefork's
 # @AT_WORKER_START). At most MAX_ZYGOTES: past them, undef.
-my @preload;    # [file, key, dir, log]
+my @preload;    # [file, key, dir]
 
 sub preload {
     my ($class, $args, $env) = @_;
@@ -115,13 +116,13 @@ sub preload {
     return 1 if grep { $_->[0] eq $script->{filename} } @preload;
     return undef if @preload >= MAX_ZYGOTES;
     { no warnings 'once'; push @Kamado::Prefork::AT_WORKER_START, \&_start_preloaded unless @preload }
-    push @preload, [$script->{filename}, $script->{key}, $script->{dir}, $args->{log}];
+    push @preload, [$script->{filename}, $script->{key}, $script->{dir}];
     return 1;
 }
 
 sub _start_preloaded {
     my @started = map { [$_, _start($_->@[0 .. 2])] } grep { !$zygotes{ $_->[0] } } @preload;
-    _ready($_->[1], $_->[0]->@[0, 2, 3]) for @started;
+    _ready($_->[1], $_->[0]->@[0, 2]) for @started;
 }
 
 # A zygote started on the script FILE (fork and exec): { pid, sock, key }.
@@ -150,7 +151,7 @@ sub _start {
         # perl, the script's switches, then ours, then the script
         my $script = pop @command;
         { exec $command[0], @command[1 .. $#command], (map { "-I$_" } @LIB), "-MKamado::CGI::Zygote=$keep", $script }
-        print STDERR "$script: can't run $command[0]: $!\n";
+        Kamado::Log->error("$script: can't run $command[0]: $!");
         POSIX::_exit(127);
     }
     close $theirs;
@@ -160,7 +161,7 @@ sub _start {
 # The zygote $z of the script FILE once it has said it compiled the
 # script, kept; undef, logged, when it could not.
 sub _ready {
-    my ($z, $file, $dir, $log) = @_;
+    my ($z, $file, $dir) = @_;
     my ($pid, $mine) = @$z{qw(pid sock)};
     # "ready" once compiled; end of file when it did not compile
     my $ready = '';
@@ -170,7 +171,7 @@ sub _ready {
     }
     my ($word, @inc) = split /\t/, $ready =~ s/\n\z//r;
     if (($word // '') ne 'ready' || $ready !~ /\n\z/) {
-        $log->("$file: could not be compiled (its errors are above)");
+        Kamado::Log->error("$file: could not be compiled (its errors are above)");
         kill KILL => $pid;
         waitpid $pid, 0;
         return undef;
