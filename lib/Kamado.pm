@@ -67,10 +67,18 @@ C<psgi.url_scheme> and the rest are the client's, and the socket's own
 peer is C<kamado.peer_addr> and C<kamado.peer_port> (L<kamado/BEHIND A
 PROXY>).
 
+Kamado adds one key of its own: C<kamado.request_id>, the request's
+id, a string such as C<6925f0a10a3f1-1234-17> (the start time of the
+worker in hexadecimal, to the microsecond, its pid, and a count of its
+requests), unique across workers, generations and restarts, made
+without a system call. Kamado's error-log lines about the request carry
+it (L<Kamado::Log>), and a CGI script sees it as C<UNIQUE_ID>, as under
+Apache's mod_unique_id.
+
 An application that dies, or returns something that is not a PSGI
 response (see L</RESPONSE FRAMING> for the status and fields), gets a
 C<500> with a generic body; the error and the request line
-go to C<psgi.errors> (STDERR).
+go to the error log (L<Kamado::Log>), with the request's id.
 
 =head1 HTTP
 

@@ -198,6 +198,8 @@ kd_request_vars(pTHX_ HV *env, HV *fixed, kd_vars *v)
     KD_PUT(v, "QUERY_STRING", value ? value : sv_2mortal(newSVpvs("")));
     KD_PUT(v, "REMOTE_ADDR", KD_FETCH(env, "REMOTE_ADDR"));
     KD_PUT(v, "REMOTE_PORT", KD_FETCH(env, "REMOTE_PORT"));
+    /* the request's id, by mod_unique_id's name */
+    KD_PUT(v, "UNIQUE_ID", KD_FETCH(env, "kamado.request_id"));
     /* Debian's apache2 has ServerSignature On */
     signature = sv_2mortal(newSVpvs("<address>"));
     if (software)

@@ -137,14 +137,41 @@ CODE:
     if (self->scoreboard)
         SvREFCNT_dec(self->scoreboard);
     Safefree(self->head);
+    if (self->id_gv)
+        SvREFCNT_dec((SV *)self->id_gv);
     Safefree(self);
+
+void
+request_ids(Kamado::Loop self, SV *prefix, SV *glob)
+PPCODE:
+{
+    /* each env gets kamado.request_id, PREFIX and a count from 1; the
+     * scalar of GLOB (a glob or a reference to one) holds it from the
+     * request's env until the next next_request */
+    STRLEN len;
+    const char *p = SvPV(prefix, len);
+    SV *gv = SvROK(glob) ? SvRV(glob) : glob;
+    if (len < 1 || len > KD_ID_PREFIX_MAX)
+        croak("Kamado::Loop->request_ids: the prefix must be 1 to %d bytes", KD_ID_PREFIX_MAX);
+    if (!isGV_with_GP(gv))
+        croak("Kamado::Loop->request_ids: not a glob");
+    memcpy(self->id, p, len);
+    self->id_len = len;
+    self->id_count = 0;
+    if (self->id_gv)
+        SvREFCNT_dec((SV *)self->id_gv);
+    self->id_gv = (GV *)SvREFCNT_inc(gv);
+    XSRETURN_YES;
+}
 
 void
 next_request(Kamado::Loop self, int timeout_ms)
 PPCODE:
 {
     kd_conn *c;
-    int rv = kd_loop_next(self->loop, timeout_ms, &c);
+    int rv;
+    forget_request_id(aTHX_ self);
+    rv = kd_loop_next(self->loop, timeout_ms, &c);
     if (rv < 0)
         croak("Can't wait for connections: %s", strerror(errno));
     if (rv == 0)

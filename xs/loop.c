@@ -1,5 +1,7 @@
 /* Kamado::Loop's glue: a parsed head made %env, a PSGI response made a head. Included by Kamado.xs, before its XS part. */
 
+#define KD_ID_PREFIX_MAX 64
+
 typedef struct {
     kd_loop *loop;
     AV *templates;                  /* env template per listener */
@@ -8,6 +10,12 @@ typedef struct {
     size_t head_cap;
     const char *framing_error;      /* why the last head was refused or its body cut; NULL */
     char env_key[KD_BUF_SIZE + 5];  /* "HTTP_" + any name that fits a head */
+    /* request ids (request_ids): the prefix, then a count, made here so
+     * that an id costs no system call and no Perl op */
+    char id[KD_ID_PREFIX_MAX + 21];
+    size_t id_len;                  /* the prefix's; 0: no ids */
+    unsigned long long id_count;
+    GV *id_gv;                      /* the glob whose scalar holds the id of the request served */
 } kd_xs;
 
 typedef kd_xs *Kamado__Loop;
@@ -15,11 +23,12 @@ typedef kd_xs *Kamado__Loop;
 /* %env keys the engine sets on every request, with their hashes computed
  * once at load time (the hash seed is fixed for the process and its
  * forked workers) */
-enum { K_METHOD, K_URI, K_PROTOCOL, K_QUERY, K_ADDR, K_PORT, K_PATH, K_CL, K_CT, K_COUNT };
+enum { K_METHOD, K_URI, K_PROTOCOL, K_QUERY, K_ADDR, K_PORT, K_PATH, K_CL, K_CT, K_ID, K_COUNT };
 static struct { const char *name; I32 len; U32 hash; } env_keys[K_COUNT] = {
     {"REQUEST_METHOD", 14, 0}, {"REQUEST_URI", 11, 0}, {"SERVER_PROTOCOL", 15, 0},
     {"QUERY_STRING", 12, 0}, {"REMOTE_ADDR", 11, 0}, {"REMOTE_PORT", 11, 0},
     {"PATH_INFO", 9, 0}, {"CONTENT_LENGTH", 14, 0}, {"CONTENT_TYPE", 12, 0},
+    {"kamado.request_id", 17, 0},
 };
 
 #define ENV_STORE(env, k, sv) \
@@ -151,7 +160,32 @@ static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
         (void)hv_stores(env, "HTTP_HOST", newSVpvn(r->authority, r->authority_len));
     if (c->trusted || c->proxied)
         proxy_env(aTHX_ x->loop, c, env);
+    if (x->id_len) {
+        /* the prefix, then the count in decimal */
+        char digits[20];
+        unsigned long long n = ++x->id_count;
+        size_t len = 0;
+        SV *id;
+        do {
+            digits[len++] = (char)('0' + n % 10);
+            n /= 10;
+        } while (n);
+        for (i = 0; i < len; i++)
+            x->id[x->id_len + i] = digits[len - 1 - i];
+        id = newSVpvn(x->id, x->id_len + len);
+        if (x->id_gv)
+            sv_setsv(GvSVn(x->id_gv), id);
+        ENV_STORE(env, K_ID, id);
+    }
     return env;
+}
+
+/* Between requests, the id of none (see request_ids). */
+static void forget_request_id(pTHX_ kd_xs *x)
+{
+    SV *sv = x->id_gv ? GvSV(x->id_gv) : NULL;
+    if (sv && SvOK(sv))
+        sv_setsv(sv, &PL_sv_undef);
 }
 
 /* The bytes of sv, or NULL when it holds characters above 0xFF (a PSGI

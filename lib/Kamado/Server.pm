@@ -78,6 +78,9 @@ sub run {
     $loop->set_pools(@{ $self->{pools} }{qw(routes mine recv_fd listen)}) if $self->{pools};
     $self->{loop} = $loop;
     $self->{pid} = Kamado::current_pid();    # the worker (see _forked)
+    # each request's id: in its env, and in $Kamado::Log::REQUEST_ID while
+    # it is served (until the next next_request)
+    $loop->request_ids(Kamado::Log::request_id_prefix(), \*Kamado::Log::REQUEST_ID);
     # the engine reports its state there itself: no Perl call per request
     $loop->scoreboard($self->{scoreboard}, $self->{slot}) if $self->{scoreboard} && defined $self->{slot};
     local $SIG{PIPE} = 'IGNORE';
@@ -113,6 +116,7 @@ sub run {
     # why it stops, for the generation's count of exits (Kamado::Scoreboard)
     $self->{why} = $self->{stopping} ? $self->{why} // 'stop' : $why;
     $self->_drain;
+    undef $Kamado::Log::REQUEST_ID;
     undef $self->{loop};
     return $served;
 }

@@ -103,7 +103,7 @@ our @CGI_ENV_VARS = qw(
     REQUEST_METHOD REQUEST_URI REQUEST_SCHEME QUERY_STRING
     SCRIPT_NAME SCRIPT_FILENAME PATH_INFO PATH_TRANSLATED
     DOCUMENT_ROOT CONTEXT_PREFIX CONTEXT_DOCUMENT_ROOT
-    CONTENT_TYPE CONTENT_LENGTH HTTPS PATH
+    CONTENT_TYPE CONTENT_LENGTH HTTPS PATH UNIQUE_ID
 );
 
 # Debian 12 apache2 defaults (000-default.conf, security.conf ServerSignature
@@ -119,6 +119,7 @@ our %APACHE_DEFAULTS = (
     remote_port     => 54321,
     document_root   => '/var/www/html',
     path            => '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    unique_id       => 'Z2Vuc-Rlc3QtdW5pcXVl',    # mod_unique_id is on
 );
 
 # cgi_env(%args) -> hashref: the environment mod_cgi would give the script.
@@ -166,6 +167,7 @@ sub cgi_env {
         REQUEST_URI       => $a{request_uri}
                              // ($script_name . $path_info . (length $query ? "?$query" : '')),
         PATH              => $d{path},
+        UNIQUE_ID         => $d{unique_id},
     );
     $env{HTTPS} = 'on' if $scheme eq 'https';
     if (length $path_info) {
