@@ -61,14 +61,15 @@ sub stderr_changed { undef $journal }
 sub log {
     my ($class, $level, @message) = @_;
     return if $LEVEL{$level} > $threshold;
+    local ($!, $@);    # (callers look at them after logging them)
     my $message = join '', @message;
     utf8::encode($message) if utf8::is_utf8($message);
     my $id = defined $REQUEST_ID ? " [$REQUEST_ID]" : '';
     my @lines = split /\n/, $message;
     @lines = ('') unless @lines;
     if ($syslog) {
-        Sys::Syslog::syslog($SYSLOG{$level}, '%s', "[$level] $role$id: $_") for @lines;
-        return;
+        # (a line syslog refuses goes to STDERR: logging never kills a process)
+        return if eval { Sys::Syslog::syslog($SYSLOG{$level}, '%s', "[$level] $role$id: $_") for @lines; 1 };
     }
     $journal //= _stderr_is_journal();
     # journald stamps each line itself, and takes its priority from "<N>"
