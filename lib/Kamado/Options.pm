@@ -4,6 +4,7 @@ use strict;
 use warnings;
 
 use Getopt::Long ();
+use Kamado::Log ();
 use Socket ();
 
 # The one table of command-line options: it drives parsing (kamado and
@@ -150,7 +151,6 @@ sub _check_trusted_proxies {
 # is ./syslog)
 sub _check_log {
     my ($opt) = @_;
-    require Kamado::Log;
     my $level = $opt->{log_level};
     die "kamado: --log-level must be one of @{[ Kamado::Log::levels() ]}, not '$level'\n"
         if defined $level && !Kamado::Log->is_level($level);
@@ -224,7 +224,6 @@ sub from_handler_args {
         (my $key = $k) =~ tr/-/_/;
         if (!$row{$key} && $key !~ /\A(?:server_ready|socket)\z/) {
             # a misspelt option must not pass unnoticed
-            require Kamado::Log;
             Kamado::Log->warn("ignoring '$k', not an option of Kamado (see kamado --help)");
             next;
         }

@@ -112,7 +112,7 @@ for my $row (@rows) {
         if ($path =~ /shorter/) {
             like $got, qr{\AHTTP/1\.1 200 OK\r\n(?:.+\r\n)*Content-Length: 10\r\n(?:.+\r\n)*\r\nok\z}, 'the declared length, the short body, nothing after';
             is $how, 'eof', 'then closed';
-            ok eventually(sub { $server->log =~ m{\] GET \Q$path\E HTTP/1\.1: .*$log} }), "logged: $log";
+            ok eventually(sub { $server->log =~ m{\]: GET \Q$path\E HTTP/1\.1: .*$log} }), "logged: $log";
             return;
         }
         my ($res, $rest) = parse_all($got, no_body => [$status == 204 || $status == 304]);
@@ -130,7 +130,7 @@ for my $row (@rows) {
         is $how, 'eof', 'then closed';
         $check->($res->[0]) if $check;
         if ($log) {
-            ok eventually(sub { $server->log =~ m{\] GET \Q$path\E HTTP/1\.1: .*$log} }), "logged: $log";
+            ok eventually(sub { $server->log =~ m{\]: GET \Q$path\E HTTP/1\.1: .*$log} }), "logged: $log";
         }
     };
 }
