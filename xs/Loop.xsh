@@ -8,8 +8,10 @@ BOOT:
 {
     int i;
     HV *stash = gv_stashpvs("Kamado", GV_ADD);
-    for (i = 0; i < K_COUNT; i++)
+    for (i = 0; i < K_COUNT; i++) {
         PERL_HASH(env_keys[i].hash, env_keys[i].name, env_keys[i].len);
+        env_keys[i].key = newSVpvn_share(env_keys[i].name, env_keys[i].len, env_keys[i].hash);
+    }
     /* the numbers C and Perl share, by name */
     newCONSTSUB(stash, "BODY_NONE", newSViv(KD_BODY_NONE));
     newCONSTSUB(stash, "BODY_LENGTH", newSViv(KD_BODY_LENGTH));

@@ -24,15 +24,17 @@ typedef kd_xs *Kamado__Loop;
  * once at load time (the hash seed is fixed for the process and its
  * forked workers) */
 enum { K_METHOD, K_URI, K_PROTOCOL, K_QUERY, K_ADDR, K_PORT, K_PATH, K_CL, K_CT, K_ID, K_COUNT };
-static struct { const char *name; I32 len; U32 hash; } env_keys[K_COUNT] = {
+static struct { const char *name; I32 len; U32 hash; SV *key; } env_keys[K_COUNT] = {
     {"REQUEST_METHOD", 14, 0}, {"REQUEST_URI", 11, 0}, {"SERVER_PROTOCOL", 15, 0},
     {"QUERY_STRING", 12, 0}, {"REMOTE_ADDR", 11, 0}, {"REMOTE_PORT", 11, 0},
     {"PATH_INFO", 9, 0}, {"CONTENT_LENGTH", 14, 0}, {"CONTENT_TYPE", 12, 0},
     {"kamado.request_id", 17, 0},
 };
 
+/* stored by a shared-key SV: the env's copy of the key is that string
+ * table entry, taken without looking it up */
 #define ENV_STORE(env, k, sv) \
-    (void)hv_store((env), env_keys[k].name, env_keys[k].len, (sv), env_keys[k].hash)
+    (void)hv_store_ent((env), env_keys[k].key, (sv), env_keys[k].hash)
 
 static kd_conn *serving_conn(pTHX_ kd_xs *x, int fd)
 {
