@@ -20,7 +20,7 @@ my $threshold = $LEVEL{info};
 my $role = 'supervisor';
 my $syslog;         # the facility, when lines go to syslog
 my $journal;        # whether STDERR is systemd's journal; undef: not yet looked at
-our $REQUEST_ID;    # set (with local) while a request is handled
+our $REQUEST_ID;    # the id of the request being served (Kamado::Loop sets it)
 
 sub levels { sort { $LEVEL{$a} <=> $LEVEL{$b} } keys %LEVEL }
 
@@ -128,9 +128,10 @@ Every part of Kamado logs through this module. A line is
 TIMESTAMP is ISO 8601 local time with milliseconds and the UTC offset.
 ROLE is the process's part: C<supervisor>, C<generation> or C<worker>
 (with C<--workers 0>, the one process is a C<worker>), set where each is
-forked. The request id appears while C<$Kamado::Log::REQUEST_ID> is set,
-which the server does while it handles a request: it is the request's
-C<kamado.request_id> (see L<Kamado/PSGI>). A message of several lines
+forked. The request id appears while C<$Kamado::Log::REQUEST_ID> is set:
+the worker's event loop sets it to the request's C<kamado.request_id>
+(see L<Kamado/PSGI>) when it hands the request over, and clears it when
+it waits for the next one, so every line about a request carries it. A message of several lines
 becomes several lines, each with the prefix.
 
 Levels, most severe first: C<error> (a request or a process failed),
