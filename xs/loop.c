@@ -7,6 +7,12 @@ typedef struct {
     char *head;                     /* response head buffer, reused */
     size_t head_cap;
     const char *framing_error;      /* why the last head was refused or its body cut; NULL */
+    /* the response to the request being served, for the access log */
+    int resp_status;                /* of the head sent; 0: none yet */
+    IV resp_bytes;                  /* body bytes sent (or the loop's to send) */
+    AV *resp_headers;               /* the head's headers, when logging */
+    double req_start;               /* when its head was complete, when logging */
+    int logging;
     char env_key[KD_BUF_SIZE + 5];  /* "HTTP_" + any name that fits a head */
 } kd_xs;
 
@@ -189,6 +195,18 @@ static int status_of(pTHX_ SV *sv)
     return 0;
 }
 
+/* What a write that failed part way got out of its body: the bytes the
+ * socket took since `before`, less the `framing` (head, chunk size) that
+ * went first, at most `body`. */
+static IV body_sent(const kd_xs *x, uint64_t before, size_t framing, IV body)
+{
+    uint64_t n = x->loop->sent - before;
+    if (n <= framing)
+        return 0;
+    n -= framing;
+    return (IV)n < body ? (IV)n : body;
+}
+
 #define KD_XS_FIELDS 32
 #define KD_BODY_MISMATCH 2          /* Kamado::Loop::BODY_MISMATCH */
 
@@ -256,6 +274,13 @@ static size_t build_head(pTHX_ kd_xs *x, kd_conn *c, SV *status, AV *headers, IV
     if (out.error) {
         x->framing_error = kd_head_error_text(out.error);
         return 0;
+    }
+    x->resp_status = in.status;
+    if (x->logging) {
+        SvREFCNT_inc_simple_void_NN(headers);
+        if (x->resp_headers)
+            SvREFCNT_dec(x->resp_headers);
+        x->resp_headers = headers;
     }
     c->keepalive = out.keepalive;
     c->resp_status = in.status;

@@ -53,6 +53,8 @@ our @TABLE = (
     ['pid-file',               '=s',  undef,  'file the supervisor\'s pid is written to (as root, before --user), removed at exit'],
     ['error-log',              '=s',  undef,  'file the log (and every process\'s STDERR) is appended to; USR1 reopens it'],
     ['reload|r',               '!',   0,      'development: load the app afresh in a new generation (as HUP does) when a file under its directory or an -I directory changes'],
+    ['access-log',             '=s',  undef,  'file each request\'s line is appended to (- for standard output); USR1 reopens it'],
+    ['access-log-format',      '=s',  'combined', 'the access log\'s Apache LogFormat string, or combined or common'],
     ['preload',                '!',   1,      'load the app in the generation before forking its workers'],
     ['cgi-bin',                '=s@', undef,  'DIR (at /cgi-bin) or /PREFIX=DIR: a directory of CGI scripts (repeatable)'],
     ['cgi-docroot',            '=s@', undef,  'DIR (at /) or /PREFIX=DIR: a document root with CGI scripts beside static files: names with a --cgi-ext extension run as CGI, other files are sent (repeatable)'],

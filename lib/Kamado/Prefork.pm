@@ -342,7 +342,10 @@ sub _worker_main {
     $SIG{$_} = sub { $stop = 1; $server->stop if $server } for qw(TERM QUIT);
     $SIG{INT} = sub { _at_exit(1); POSIX::_exit(0) };    # at once, mid-request or not
     $SIG{$_} = 'IGNORE' for qw(HUP TTIN TTOU);    # the generation's business
-    $SIG{USR1} = sub { Kamado::ErrorLog->reopen };
+    my $access_log = $self->{server_args}{access_log};
+    $SIG{USR1} = sub { Kamado::ErrorLog->reopen; $access_log->reopen if $access_log };
+    # (the lines of requests served go out even when the worker dies)
+    push our(@AT_WORKER_EXIT), sub { $access_log->flush } if $access_log;
     Kamado::Process::started($generation, $mask);
     $SIG{CHLD} = 'DEFAULT';
     srand;                             # every worker its own random sequence
@@ -493,8 +496,10 @@ sub _run_single {
         $app = sub { push $_[0]{'psgix.cleanup.handlers'}->@*, sub { $board->refresh }; $inner->(@_) };
     }
     my $server = Kamado::Server->new(%{ $self->{server_args} }, app => $app, scoreboard => $board, slot => 0);
+    my $access_log = $self->{server_args}{access_log};
     @SIG{qw(TERM QUIT)} = (sub { $server->stop }) x 2;
-    $SIG{INT} = sub { POSIX::_exit(0) };
+    $SIG{INT} = sub { $access_log->flush if $access_log; POSIX::_exit(0) };
+    $SIG{USR1} = sub { Kamado::ErrorLog->reopen; $access_log->reopen if $access_log };
     $SIG{PIPE} = 'IGNORE';
     $self->{on_ready}->() if $self->{on_ready};
     $server->run;
@@ -574,7 +579,8 @@ Ignored: the supervisor's HUP replaces the whole generation.
 
 =item USR1
 
-Reopen C<--error-log>, here and in every worker.
+Reopen C<--error-log>, here and in every worker, and C<--access-log> in
+every worker.
 
 =item TTIN, TTOU
 

@@ -6,6 +6,7 @@ use warnings;
 use Errno ();
 use Kamado;
 use Kamado::BodyReader;
+use Kamado::Log;
 use Kamado::DeferredInput;
 use Kamado::Writer;
 use Plack::Util;
@@ -46,6 +47,7 @@ sub new {
         scoreboard        => $args{scoreboard},         # Kamado::Scoreboard, or undef
         slot              => $args{slot},               # this worker's slot in it
         pools             => $args{pools},  # {routes => [[prefix, send fd]], mine, recv_fd, listen}
+        access_log        => $args{access_log},  # Kamado::AccessLog, or undef
         stopping          => 0,
     }, $class;
     return $self;
@@ -79,10 +81,14 @@ sub run {
     $self->{pid} = Kamado::current_pid();    # the worker (see _forked)
     # the engine reports its state there itself: no Perl call per request
     $loop->scoreboard($self->{scoreboard}, $self->{slot}) if $self->{scoreboard} && defined $self->{slot};
+    my $log = $self->{access_log};
+    $loop->access_log if $log;
     local $SIG{PIPE} = 'IGNORE';
     # the soft stop of --request-timeout: a die in whatever Perl code runs
     local $SIG{USR2} = sub {
         return unless $self->{timer_armed};
+        # (the kill may follow: what is logged already goes out first)
+        $self->{access_log}->flush if $self->{access_log};
         # logged here: an app that swallows the die is killed without a word
         _log_error($self->{timed_env}, "past --request-timeout ($self->{request_timeout} s): interrupting it");
         die TIMEOUT_ERROR;
@@ -97,12 +103,14 @@ sub run {
     my $served = 0;
     my $why;
     while (!$self->{stopping}) {
-        (my ($fd, $env, $body) = $loop->next_request(1000)) or do {
+        (my ($fd, $env, $body, $answers) = $loop->next_request(1000)) or do {
             $self->{on_tick}->() if $self->{on_tick};
+            $self->_log_idle if $log;
             last if $retire_at && Time::HiRes::time() >= ($why = 'max_age', $retire_at)[1];
             next;
         };
         $self->handle_request($fd, $env, $body);
+        $self->_log_request($env, $answers) if $log;
         next unless $limited;    # the common case: one test a request
         $self->_disarm_request_timer if $timeout;    # app, response and cleanup done
         last if $budget && ++$served >= ($why = 'max_requests', $budget)[1];
@@ -112,8 +120,49 @@ sub run {
     # why it stops, for the generation's count of exits (Kamado::Scoreboard)
     $self->{why} = $self->{stopping} ? $self->{why} // 'stop' : $why;
     $self->_drain;
+    $self->_log_idle if $log;
     undef $self->{loop};
     return $served;
+}
+
+# --access-log: the request just served (the loop recorded its
+# response), and the requests the loop answered itself meanwhile.
+sub _log_request {
+    my ($self, $env, $answers) = @_;
+    my ($status, $headers, $bytes, $start, $now) = $self->{loop}->response_record;
+    # no head went out: the body could not be read from a client gone
+    $self->{access_log}->request($env, $status || 400, $headers, $bytes, $start, $now);
+    $self->_log_answers if $answers;
+}
+
+# Idle, answers waiting, or at exit: the loop's answers, then the buffer.
+sub _log_idle {
+    my ($self) = @_;
+    $self->_log_answers;
+    $self->{access_log}->flush;
+}
+
+# The requests the loop answered without the worker (a malformed head,
+# 408, 413, a pool's 503): their env is what the loop knows, the
+# listener's and the client's address and the request line.
+sub _log_answers {
+    my ($self) = @_;
+    my @answers = $self->{loop}->take_answers or return;
+    my $lost = ref $answers[-1] ? 0 : pop @answers;
+    for my $answer (@answers) {
+        my ($status, $bytes, $listener, $addr, $port, $line, $time) = @$answer;
+        # (a line that is not three words is logged whole, as the method)
+        my ($method, $uri, $protocol) = $line =~ /\A(\S+) (\S+) (\S+)\z/ ? ($1, $2, $3) : ($line, '', '');
+        my ($path, $query) = (split(/\?/, $uri, 2), '', '');
+        my %env = (
+            $self->{listeners}[$listener]->env_template->%*,
+            REMOTE_ADDR => $addr, REMOTE_PORT => $port, REQUEST_METHOD => $method, REQUEST_URI => $uri,
+            SERVER_PROTOCOL => $protocol, PATH_INFO => $path // '', QUERY_STRING => $query // '',
+        );
+        $self->{access_log}->request(\%env, $status, [], $bytes, $time, $time);
+    }
+    Kamado::Log->warn("--access-log: $lost requests the server answered itself were not logged (too many at once)")
+        if $lost;
 }
 
 # --request-timeout: the soft stop (USR2, a die in the app) at the
@@ -173,9 +222,14 @@ sub _drain {
     my $loop = $self->{loop};
     $loop->stop_accepting($self->{stopping} ? 1 : 0);
     $self->{on_drain}->($self->{why} // 'stop') if $self->{on_drain};
+    my $log = $self->{access_log};
     until ($loop->drained) {
-        (my ($fd, $env, $body) = $loop->next_request(100)) or next;
+        (my ($fd, $env, $body, $answers) = $loop->next_request(100)) or do {
+            $self->_log_idle if $log;
+            next;
+        };
         $self->handle_request($fd, $env, $body);
+        $self->_log_request($env, $answers) if $log;
     }
 }
 

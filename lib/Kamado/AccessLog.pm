@@ -1,0 +1,209 @@
+package Kamado::AccessLog;
+use 5.024;
+use strict;
+use warnings;
+
+use Apache::LogFormat::Compiler;
+use Kamado;
+use POSIX ();
+
+# --access-log: one line per request in an Apache LogFormat, compiled once
+# by Apache::LogFormat::Compiler. Each worker keeps its lines in a buffer
+# and writes them with one write(2) when the buffer would pass PIPE_BUF
+# (so a line never tears, even to a pipe), when the oldest has waited
+# FLUSH_AFTER seconds, when the worker idles, on USR1 and at exit.
+
+use constant {
+    BUFFER      => 4096,    # PIPE_BUF: one write of it is atomic on a pipe
+    FLUSH_AFTER => 1,       # seconds a line may wait in the buffer
+};
+
+my %NICKNAME = (
+    combined => '%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i"',
+    common   => '%h %l %u %t "%r" %>s %b',
+);
+
+# What Apache has and the compiler lacks.
+my %CHAR = (
+    a => sub { $_[0]{REMOTE_ADDR} },                 # client address
+    B => sub { $_[2] // 0 },                         # %b, with 0 for none
+    L => sub { $_[0]{'kamado.request_id'} },         # the request log id
+);
+my %BLOCK = (
+    e => sub { $_[1]{ $_[0] } },                     # %{NAME}e: the PSGI env's
+);
+
+# new(file => PATH or '-', format => LogFormat or nickname); dies with one
+# line naming the option at fault.
+sub new {
+    my ($class, %args) = @_;
+    my $self = bless {
+        path   => $args{file},
+        buffer => '',
+        since  => 0,        # when the oldest buffered line came
+        pid    => 0,        # the process whose lines the buffer holds
+        second => -1,       # the second whose %t text is in time_text
+    }, $class;
+    # the line's code, and whether it takes %t's text (else the time)
+    @$self{qw(line takes_text)} = $class->compile($args{format});
+    $self->_open or die "kamado: can't open --access-log $args{file}: $!\n";
+    return $self;
+}
+
+# The code that makes a line of FORMAT (a LogFormat string or nickname),
+# and whether it takes %t's text in place of the time (_without_preamble).
+sub compile {
+    my ($class, $format) = @_;
+    $format //= 'combined';
+    $format = $NICKNAME{$format} if exists $NICKNAME{$format};
+    my $compiler = eval {
+        local $SIG{__WARN__} = sub { die @_ };
+        Apache::LogFormat::Compiler->new($format, char_handlers => \%CHAR, block_handlers => \%BLOCK);
+    } // do {
+        (my $why = $@) =~ s/\n.*//s;
+        $why =~ s/ at (?:\(eval \d+\)|\S+) line \d+\.?\z//;
+        die "kamado: --access-log-format '$format': $why\n";
+    };
+    my $fast = _without_preamble($compiler->code);
+    return $fast ? ($fast, 1) : ($compiler->code_ref, 0);
+}
+
+# The compiler's code begins every line with localtime(), a strftime
+# and a sprintf for %t, the bulk of its cost. When nothing else uses that
+# preamble (%{FORMAT}t does), the same code is compiled again here
+# without it: it then takes %t's text where it took the time, and
+# request() makes that text once a second. The code is the compiler's
+# own (its helpers, its constants: its package), our handlers reached
+# under the names it gives them; anything unexpected in it keeps the
+# compiler's sub as it is.
+sub _without_preamble {
+    my ($code) = @_;
+    $code =~ s/\A(\s*sub \{)\s*\$_\[TIME\] = time\(\) if ! defined \$_\[TIME\];.*?\bmy \$t = sprintf '[^']*',[^;]*;/$1 my \$t = \$_[TIME];/s
+        or return undef;
+    return undef if $code =~ /\@lt|\$lt\[|\$c->|\@abbr|\$abbr/;
+    my ($extra_char_handlers, $extra_block_handlers) = (\%CHAR, \%BLOCK);
+    return eval "package Apache::LogFormat::Compiler; $code";    ## no critic (StringyEval)
+}
+
+sub _open {
+    my ($self) = @_;
+    if ($self->{path} eq '-') {
+        open my $out, '>&', \*STDOUT or return 0;
+        $self->{fh} = $out;
+        return 1;
+    }
+    open my $fh, '>>', $self->{path} or return 0;
+    $self->{fh} = $fh;
+    return 1;
+}
+
+# One request: its PSGI env, the status and headers sent, the body bytes
+# sent, when its head was complete and now (epoch seconds).
+sub request {
+    my ($self, $env, $status, $headers, $bytes, $start, $now) = @_;
+    my $time = !$self->{takes_text} ? $start
+        : int($start) == $self->{second} ? $self->{time_text} : $self->_time_text(int $start);
+    $self->add($self->{line}->($env, [$status, $headers // []], $bytes || undef,
+        int(($now - $start) * 1_000_000), $time) . "\n", $now);
+}
+
+my @MONTH = qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec);
+
+# %t's text for a second, as Apache writes it (English month names
+# whatever the locale), kept until the next second.
+sub _time_text {
+    my ($self, $second) = @_;
+    my @t = localtime $second;
+    $self->{second} = $second;
+    return $self->{time_text} = sprintf '%02d/%s/%04d:%02d:%02d:%02d %s', $t[3], $MONTH[ $t[4] ], $t[5] + 1900,
+        @t[2, 1, 0], POSIX::strftime('%z', @t);
+}
+
+# A line, to the buffer; what is buffered goes out first when the line
+# would take it past BUFFER, or when it has waited long enough.
+sub add {
+    my ($self, $line, $now) = @_;
+    if ($self->{buffer} eq '') {
+        $self->{since} = $now;
+        $self->{pid} = Kamado::current_pid();
+    } elsif (length($self->{buffer}) + length($line) > BUFFER) {
+        $self->flush;
+        $self->{since} = $now;
+    }
+    $self->{buffer} .= $line;
+    $self->flush if $now - $self->{since} >= FLUSH_AFTER;
+}
+
+# Writes what is buffered. Lines a forked child inherited are its
+# parent's to write, never its own.
+sub flush {
+    my ($self) = @_;
+    return 1 if $self->{buffer} eq '';
+    return 1 if $self->{pid} != Kamado::current_pid();
+    my $fd = fileno $self->{fh};
+    my $off = 0;
+    my $len = length $self->{buffer};
+    while ($off < $len) {
+        my $n = POSIX::write($fd, substr($self->{buffer}, $off), $len - $off);
+        if (!defined $n) {
+            next if $!{EINTR};
+            Kamado::Log->error("can't write to --access-log $self->{path}: $!") if !$self->{failing}++;
+            last;
+        }
+        $off += $n;
+    }
+    $self->{failing} = 0 if $off == $len;
+    $self->{buffer} = '';
+    return $off == $len;
+}
+
+# USR1: what is buffered goes to the old file, then the path is opened
+# again (after logrotate moved the file away). On failure the old file
+# stays in use.
+sub reopen {
+    my ($self) = @_;
+    $self->flush;
+    return 1 if $self->{path} eq '-';
+    my $old = $self->{fh};
+    return 1 if $self->_open;
+    Kamado::Log->error("USR1: can't reopen --access-log $self->{path}: $!; still logging to the old file");
+    $self->{fh} = $old;
+    return 0;
+}
+
+sub path { $_[0]{path} }
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::AccessLog - C<--access-log>: one line per request, buffered
+
+=head1 SYNOPSIS
+
+    my $log = Kamado::AccessLog->new(file => 'access.log', format => 'combined');
+    $log->request($env, $status, $headers, $body_bytes, $start, Time::HiRes::time());
+    $log->flush;     # when idle, and at exit
+    $log->reopen;    # USR1
+
+=head1 DESCRIPTION
+
+Formats each request with an Apache C<LogFormat> string compiled once by
+L<Apache::LogFormat::Compiler>, or one of the nicknames C<combined> (the
+default) and C<common>. Besides the compiler's directives it knows
+C<%a> (client address), C<%B> (body bytes, C<0> for none),
+C<%L> (the request id, C<kamado.request_id> in the env, C<-> when absent)
+and C<%{NAME}e> (a key of the PSGI env). An unknown directive stops the
+start with one line naming C<--access-log-format>.
+
+Lines are kept in a buffer of at most 4096 bytes (C<PIPE_BUF>, so a write
+of it is never split on a pipe) and written when the next line would not
+fit, when the oldest has waited a second, and when the owner calls
+C<flush> (the worker does when it idles, on USR1 and at exit). A process
+forked from the one that buffered never writes its parent's lines.
+
+C<file> C<-> is standard output; other files are opened for appending,
+before C<--user> drops privileges, and C<reopen> opens the path again.
+
+=cut
