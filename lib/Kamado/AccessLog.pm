@@ -18,6 +18,8 @@ use constant {
     FLUSH_AFTER => 1,       # seconds a line may wait in the buffer
 };
 
+my @MONTH = qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec);
+
 my %NICKNAME = (
     combined => '%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i"',
     common   => '%h %l %u %t "%r" %>s %b',
@@ -64,25 +66,47 @@ sub compile {
         $why =~ s/ at (?:\(eval \d+\)|\S+) line \d+\.?\z//;
         die "kamado: --access-log-format '$format': $why\n";
     };
-    my $fast = _without_preamble($compiler->code);
-    return $fast ? ($fast, 1) : ($compiler->code_ref, 0);
+    my ($sub, $takes_text) = _recompile($compiler->code);
+    return $sub ? ($sub, $takes_text) : ($compiler->code_ref, 0);
 }
 
-# The compiler's code begins every line with localtime(), a strftime
-# and a sprintf for %t, the bulk of its cost. When nothing else uses that
-# preamble (%{FORMAT}t does), the same code is compiled again here
-# without it: it then takes %t's text where it took the time, and
-# request() makes that text once a second. The code is the compiler's
-# own (its helpers, its constants: its package), our handlers reached
-# under the names it gives them; anything unexpected in it keeps the
-# compiler's sub as it is.
-sub _without_preamble {
+# The compiler's code, compiled again with two changes. Its values go
+# through _safe and _string below, which escape " and \ as Apache does
+# (the compiler's leave them, and a quote in a header would end its field
+# early). And, when nothing else uses its preamble (%{FORMAT}t does),
+# that is left out: localtime(), a strftime and a sprintf for %t, the
+# bulk of its cost; the code then takes %t's text where it took the time,
+# and request() makes that text once a second. The code stays the
+# compiler's own (its helpers, its constants: its package), our handlers
+# reached under the names it gives them; anything unexpected in it keeps
+# the compiler's sub as it is.
+sub _recompile {
     my ($code) = @_;
-    $code =~ s/\A(\s*sub \{)\s*\$_\[TIME\] = time\(\) if ! defined \$_\[TIME\];.*?\bmy \$t = sprintf '[^']*',[^;]*;/$1 my \$t = \$_[TIME];/s
-        or return undef;
-    return undef if $code =~ /\@lt|\$lt\[|\$c->|\@abbr|\$abbr/;
+    my $text = $code =~ s/\A(\s*sub \{)\s*\$_\[TIME\] = time\(\) if ! defined \$_\[TIME\];.*?\bmy \$t = sprintf '[^']*',[^;]*;/$1 my \$t = \$_[TIME];/s
+        && $code !~ /\@lt|\$lt\[|\$c->|\@abbr|\$abbr\[/;
+    $code =~ s/\b(_safe|_string)\(/Kamado::AccessLog::$1(/g;
     my ($extra_char_handlers, $extra_block_handlers) = (\%CHAR, \%BLOCK);
-    return eval "package Apache::LogFormat::Compiler; $code";    ## no critic (StringyEval)
+    my ($c, @abbr) = ({}, @MONTH);    # what the preamble uses, when kept
+    my $sub = eval "package Apache::LogFormat::Compiler; $code" or return;    ## no critic (StringyEval)
+    return ($sub, $text ? 1 : 0);
+}
+
+# A value for the log: as it is when it is printable ASCII without " or
+# \ (the usual case, one tr), else escaped as Apache's ap_escape_logitem.
+sub _safe {
+    my ($s) = @_;
+    return '' unless defined $s;
+    return $s if $s !~ tr/\x20\x21\x23-\x5b\x5d-\x7e//c;
+    $s =~ s/(["\\])/\\$1/g;
+    $s =~ s/([^\x20-\x7e])/sprintf '\\x%02x', ord $1/ge;
+    return $s;
+}
+
+# The same, with - for a value that is missing or empty.
+sub _string {
+    my ($s) = @_;
+    return '-' if !defined $s || $s eq '';
+    return _safe($s);
 }
 
 sub _open {
@@ -106,8 +130,6 @@ sub request {
     $self->add($self->{line}->($env, [$status, $headers // []], $bytes || undef,
         int(($now - $start) * 1_000_000), $time) . "\n", $now);
 }
-
-my @MONTH = qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec);
 
 # %t's text for a second, as Apache writes it (English month names
 # whatever the locale), kept until the next second.
