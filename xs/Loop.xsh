@@ -136,6 +136,10 @@ CODE:
     SvREFCNT_dec((SV *)self->templates);
     if (self->resp_headers)
         SvREFCNT_dec((SV *)self->resp_headers);
+    if (self->logging)
+        log_write(self, self->logbuf.len);    /* (not in a forked child) */
+    Safefree(self->logfmt);
+    free(self->logbuf.buf);
     if (self->scoreboard)
         SvREFCNT_dec(self->scoreboard);
     Safefree(self->head);
@@ -168,16 +172,83 @@ PPCODE:
     }
 }
 
-void
-access_log(Kamado::Loop self)
-PPCODE:
+bool
+access_log(Kamado::Loop self, int fd, SV *format)
+CODE:
 {
     /* from now on keeps what the access log needs: each request's
-     * response (response_record), and the requests the loop answers
-     * itself (take_answers) */
+     * response (response_record), the requests the loop answers itself
+     * (take_answers), and a buffer of lines written to fd. True when
+     * format (a LogFormat string; undef for none) is made here
+     * (log_request), false when the lines are to come made (log_line). */
     if (kd_loop_log_answers(self->loop) != 0)
         croak("Can't keep the access log's records: %s", strerror(errno));
     self->logging = 1;
+    self->log_fd = fd;
+    self->log_pid = getpid();
+    RETVAL = 0;
+    if (SvOK(format)) {
+        STRLEN len;
+        const char *p = SvPV(format, len);
+        if (!self->logfmt)
+            Newx(self->logfmt, 1, kd_logfmt);
+        RETVAL = kd_logfmt_compile(self->logfmt, p, len) == 0;
+    }
+    if (!RETVAL && self->logfmt) {
+        Safefree(self->logfmt);
+        self->logfmt = NULL;
+    }
+}
+OUTPUT:
+    RETVAL
+
+void
+log_request(Kamado::Loop self, HV *env)
+PPCODE:
+{
+    /* the line of the request just served, in the format access_log
+     * made, to the buffer */
+    size_t start = self->logbuf.len;
+    double now = kd_wall();
+    if (!self->logfmt)
+        croak("Kamado::Loop->log_request: no format (access_log)");
+    if (log_format(aTHX_ self, env, now) != 0)
+        self->logbuf.len = start;    /* no memory: this line is lost, not the others */
+    else
+        log_added(self, start, now);
+    XSRETURN_EMPTY;
+}
+
+void
+log_line(Kamado::Loop self, SV *line)
+PPCODE:
+{
+    /* a line made elsewhere (with its newline), to the buffer */
+    STRLEN len;
+    const char *p = SvPV(line, len);
+    size_t start = self->logbuf.len;
+    if (kd_lf_put(&self->logbuf, p, len) == 0)
+        log_added(self, start, kd_wall());
+    XSRETURN_EMPTY;
+}
+
+void
+log_flush(Kamado::Loop self, int fd = -1)
+PPCODE:
+{
+    /* writes what is buffered; then, given fd, writes to that from now
+     * on (USR1); false with $! set when a write failed since the last
+     * call */
+    int e;
+    log_write(self, self->logbuf.len);
+    if (fd >= 0)
+        self->log_fd = fd;
+    e = self->log_errno;
+    self->log_errno = 0;
+    if (e) {
+        errno = e;
+        XSRETURN_NO;
+    }
     XSRETURN_YES;
 }
 

@@ -7,16 +7,14 @@ use Apache::LogFormat::Compiler;
 use Kamado;
 use POSIX ();
 
-# --access-log: one line per request in an Apache LogFormat, compiled once
-# by Apache::LogFormat::Compiler. Each worker keeps its lines in a buffer
-# and writes them with one write(2) when the buffer would pass PIPE_BUF
-# (so a line never tears, even to a pipe), when the oldest has waited
-# FLUSH_AFTER seconds, when the worker idles, on USR1 and at exit.
-
-use constant {
-    BUFFER      => 4096,    # PIPE_BUF: one write of it is atomic on a pipe
-    FLUSH_AFTER => 1,       # seconds a line may wait in the buffer
-};
+# --access-log: one line per request in an Apache LogFormat, checked and
+# compiled once by Apache::LogFormat::Compiler. Each worker's event loop
+# keeps the lines in a buffer of its own (xs/loop.c) and writes them with
+# one write(2) when the buffer would pass PIPE_BUF (so a line never
+# tears, even on a pipe), when the oldest has waited a second, when the
+# worker idles, on USR1 and at exit; it makes the lines itself
+# (src/kd_logfmt.c) for every format but those with %{FORMAT}t, which the
+# compiler's code makes.
 
 my @MONTH = qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec);
 
@@ -39,17 +37,58 @@ my %BLOCK = (
 # line naming the option at fault.
 sub new {
     my ($class, %args) = @_;
+    my $format = $args{format} // 'combined';
     my $self = bless {
         path   => $args{file},
-        buffer => '',
-        since  => 0,        # when the oldest buffered line came
-        pid    => 0,        # the process whose lines the buffer holds
+        format => $NICKNAME{$format} // $format,
         second => -1,       # the second whose %t text is in time_text
     }, $class;
-    # the line's code, and whether it takes %t's text (else the time)
-    @$self{qw(line takes_text)} = $class->compile($args{format});
+    # the compiler's code, and whether it takes %t's text (else the time)
+    @$self{qw(line takes_text)} = $class->compile($format);
     $self->_open or die "kamado: can't open --access-log $args{file}: $!\n";
     return $self;
+}
+
+# A worker's event loop (Kamado::Loop) keeps the lines from now on, and
+# makes them itself when it can (kd_logfmt.c makes every directive this
+# module knows but %{FORMAT}t): true then, and the worker calls its
+# log_request; else it calls request().
+sub attach {
+    my ($self, $loop) = @_;
+    $self->{loop} = $loop;
+    return $self->{native} = $loop->access_log(fileno $self->{fh}, $self->{format});
+}
+
+# At the worker's end: what is buffered goes out.
+sub detach {
+    my ($self) = @_;
+    $self->flush;
+    delete $self->{loop};
+}
+
+# The request just served, when the loop cannot make its line.
+sub request {
+    my ($self, $env) = @_;
+    my ($status, $headers, $bytes, $start, $now) = $self->{loop}->response_record;
+    # no head went out: the body could not be read from a client gone
+    $self->{loop}->log_line($self->line($env, $status || 400, $headers, $bytes, $start, $now));
+}
+
+# A request the loop answered itself, from the env made for it.
+sub answer {
+    my ($self, $env, $status, $bytes, $time) = @_;
+    $self->{loop}->log_line($self->line($env, $status, [], $bytes, $time, $time));
+}
+
+# The line (with its newline) of a request: its PSGI env, the status and
+# headers sent, the body bytes sent, when its head was complete and when
+# it ended (epoch seconds).
+sub line {
+    my ($self, $env, $status, $headers, $bytes, $start, $end) = @_;
+    my $time = !$self->{takes_text} ? $start
+        : int($start) == $self->{second} ? $self->{time_text} : $self->_time_text(int $start);
+    return $self->{line}->($env, [$status, $headers // []], $bytes || undef, int(($end - $start) * 1_000_000), $time)
+        . "\n";
 }
 
 # The code that makes a line of FORMAT (a LogFormat string or nickname),
@@ -121,16 +160,6 @@ sub _open {
     return 1;
 }
 
-# One request: its PSGI env, the status and headers sent, the body bytes
-# sent, when its head was complete and now (epoch seconds).
-sub request {
-    my ($self, $env, $status, $headers, $bytes, $start, $now) = @_;
-    my $time = !$self->{takes_text} ? $start
-        : int($start) == $self->{second} ? $self->{time_text} : $self->_time_text(int $start);
-    $self->add($self->{line}->($env, [$status, $headers // []], $bytes || undef,
-        int(($now - $start) * 1_000_000), $time) . "\n", $now);
-}
-
 # %t's text for a second, as Apache writes it (English month names
 # whatever the locale), kept until the next second.
 sub _time_text {
@@ -141,56 +170,36 @@ sub _time_text {
         @t[2, 1, 0], POSIX::strftime('%z', @t);
 }
 
-# A line, to the buffer; what is buffered goes out first when the line
-# would take it past BUFFER, or when it has waited long enough.
-sub add {
-    my ($self, $line, $now) = @_;
-    if ($self->{buffer} eq '') {
-        $self->{since} = $now;
-        $self->{pid} = Kamado::current_pid();
-    } elsif (length($self->{buffer}) + length($line) > BUFFER) {
-        $self->flush;
-        $self->{since} = $now;
-    }
-    $self->{buffer} .= $line;
-    $self->flush if $now - $self->{since} >= FLUSH_AFTER;
-}
-
-# Writes what is buffered. Lines a forked child inherited are its
-# parent's to write, never its own.
+# Writes what the worker's loop buffered (it does, by itself, when its
+# buffer is full or a line has waited a second): when the worker idles,
+# on USR1, at exit. A failed write is logged once until one succeeds.
 sub flush {
-    my ($self) = @_;
-    return 1 if $self->{buffer} eq '';
-    return 1 if $self->{pid} != Kamado::current_pid();
-    my $fd = fileno $self->{fh};
-    my $off = 0;
-    my $len = length $self->{buffer};
-    while ($off < $len) {
-        my $n = POSIX::write($fd, substr($self->{buffer}, $off), $len - $off);
-        if (!defined $n) {
-            next if $!{EINTR};
-            Kamado::Log->error("can't write to --access-log $self->{path}: $!") if !$self->{failing}++;
-            last;
-        }
-        $off += $n;
+    my ($self, $fd) = @_;
+    my $loop = $self->{loop} or return 1;
+    if ($loop->log_flush($fd // -1)) {
+        $self->{failing} = 0;
+        return 1;
     }
-    $self->{failing} = 0 if $off == $len;
-    $self->{buffer} = '';
-    return $off == $len;
+    Kamado::Log->error("can't write to --access-log $self->{path}: $!") unless $self->{failing}++;
+    return 0;
 }
 
-# USR1: what is buffered goes to the old file, then the path is opened
-# again (after logrotate moved the file away). On failure the old file
-# stays in use.
+# USR1, in every process that holds the file (the supervisor and the
+# generation, for the workers they fork later): the path is opened again
+# (after logrotate moved the file away); a worker writes what it buffered
+# to the old file first. On failure the old file stays in use.
 sub reopen {
     my ($self) = @_;
-    $self->flush;
-    return 1 if $self->{path} eq '-';
+    return $self->flush if $self->{path} eq '-';
     my $old = $self->{fh};
-    return 1 if $self->_open;
-    Kamado::Log->error("USR1: can't reopen --access-log $self->{path}: $!; still logging to the old file");
-    $self->{fh} = $old;
-    return 0;
+    if (!$self->_open) {
+        Kamado::Log->error("USR1: can't reopen --access-log $self->{path}: $!; still logging to the old file");
+        $self->{fh} = $old;
+        return $self->flush;
+    }
+    my $ok = $self->flush(fileno $self->{fh});
+    close $old;
+    return $ok;
 }
 
 sub path { $_[0]{path} }

@@ -146,6 +146,8 @@ sub run {
         $self->_read_notices($notice_r);
         if (delete $signal{reopen}) {
             Kamado::ErrorLog->reopen;
+            # (for the workers forked from now on)
+            $self->{server_args}{access_log}->reopen if $self->{server_args}{access_log};
             kill USR1 => keys $self->{children}->%*;
         }
         $self->_resize(delete $signal{more}, delete $signal{fewer});

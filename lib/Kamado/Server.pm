@@ -82,7 +82,8 @@ sub run {
     # the engine reports its state there itself: no Perl call per request
     $loop->scoreboard($self->{scoreboard}, $self->{slot}) if $self->{scoreboard} && defined $self->{slot};
     my $log = $self->{access_log};
-    $loop->access_log if $log;
+    # (native: the loop makes the lines itself)
+    my $native = $log && $log->attach($loop);
     local $SIG{PIPE} = 'IGNORE';
     # the soft stop of --request-timeout: a die in whatever Perl code runs
     local $SIG{USR2} = sub {
@@ -110,7 +111,10 @@ sub run {
             next;
         };
         $self->handle_request($fd, $env, $body);
-        $self->_log_request($env, $answers) if $log;
+        if ($log) {
+            $native ? $loop->log_request($env) : $log->request($env);
+            $self->_log_answers if $answers;
+        }
         next unless $limited;    # the common case: one test a request
         $self->_disarm_request_timer if $timeout;    # app, response and cleanup done
         last if $budget && ++$served >= ($why = 'max_requests', $budget)[1];
@@ -120,7 +124,10 @@ sub run {
     # why it stops, for the generation's count of exits (Kamado::Scoreboard)
     $self->{why} = $self->{stopping} ? $self->{why} // 'stop' : $why;
     $self->_drain;
-    $self->_log_idle if $log;
+    if ($log) {
+        $self->_log_answers;
+        $log->detach;
+    }
     undef $self->{loop};
     return $served;
 }
@@ -129,9 +136,8 @@ sub run {
 # response), and the requests the loop answered itself meanwhile.
 sub _log_request {
     my ($self, $env, $answers) = @_;
-    my ($status, $headers, $bytes, $start, $now) = $self->{loop}->response_record;
-    # no head went out: the body could not be read from a client gone
-    $self->{access_log}->request($env, $status || 400, $headers, $bytes, $start, $now);
+    my $log = $self->{access_log};
+    $log->{native} ? $self->{loop}->log_request($env) : $log->request($env);
     $self->_log_answers if $answers;
 }
 
@@ -159,7 +165,7 @@ sub _log_answers {
             REMOTE_ADDR => $addr, REMOTE_PORT => $port, REQUEST_METHOD => $method, REQUEST_URI => $uri,
             SERVER_PROTOCOL => $protocol, PATH_INFO => $path // '', QUERY_STRING => $query // '',
         );
-        $self->{access_log}->request(\%env, $status, [], $bytes, $time, $time);
+        $self->{access_log}->answer(\%env, $status, $bytes, $time);
     }
     Kamado::Log->warn("--access-log: $lost requests the server answered itself were not logged (too many at once)")
         if $lost;
