@@ -207,9 +207,15 @@ int kd_lf_put_escaped(kd_lf_buf *b, const char *s, size_t n, int dash)
 
 int kd_lf_put_int(kd_lf_buf *b, int64_t v)
 {
-    char tmp[24];
-    int n = snprintf(tmp, sizeof tmp, "%lld", (long long)v);
-    return kd_lf_put(b, tmp, (size_t)n);
+    char tmp[24], *p = tmp + sizeof tmp;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {                              /* (snprintf costs ten times as much) */
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    return kd_lf_put(b, p, (size_t)(tmp + sizeof tmp - p));
 }
 
 const char *kd_logfmt_time(kd_logfmt *f, long second, size_t *len)

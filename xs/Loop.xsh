@@ -193,6 +193,8 @@ CODE:
         if (!self->logfmt)
             Newx(self->logfmt, 1, kd_logfmt);
         RETVAL = kd_logfmt_compile(self->logfmt, p, len) == 0;
+        if (RETVAL)
+            log_hashes(aTHX_ self);
     }
     if (!RETVAL && self->logfmt) {
         Safefree(self->logfmt);

@@ -15,6 +15,7 @@ typedef struct {
     int logging;
     /* --access-log: the worker's buffered lines (see log_append) */
     kd_logfmt *logfmt;              /* the format, when made here (log_request) */
+    U32 loghash[KD_LF_MAX_OPS];     /* the hash of each op's env key */
     kd_lf_buf logbuf;
     int log_fd;
     int log_errno;                  /* of the last write that failed; 0 */
@@ -342,9 +343,10 @@ static void log_added(kd_xs *x, size_t start, double now)
         log_write(x, x->logbuf.len);
 }
 
-static const char *env_value(pTHX_ HV *env, const char *key, size_t klen, STRLEN *len)
+/* an env value by its key and the key's hash (computed once) */
+static const char *env_value(pTHX_ HV *env, const char *key, size_t klen, U32 hash, STRLEN *len)
 {
-    SV **v = hv_fetch(env, key, (I32)klen, 0);
+    SV **v = (SV **)hv_common_key_len(env, key, (I32)klen, HV_FETCH_JUST_SV, NULL, hash);
     if (!v || !SvOK(*v)) {
         *len = 0;
         return "";
@@ -364,6 +366,19 @@ static int ci_equal(const char *a, size_t alen, const char *b, size_t blen)
     return 1;
 }
 
+static U32 host_hash, name_hash;    /* of HTTP_HOST and SERVER_NAME */
+
+/* The hashes of x->logfmt's env keys, once (the hash seed is the
+ * process's, and its forked workers'). */
+static void log_hashes(pTHX_ kd_xs *x)
+{
+    int i;
+    PERL_HASH(host_hash, "HTTP_HOST", 9);
+    PERL_HASH(name_hash, "SERVER_NAME", 11);
+    for (i = 0; i < x->logfmt->nops; i++)
+        PERL_HASH(x->loghash[i], x->logfmt->ops[i].arg, x->logfmt->ops[i].arg_len);
+}
+
 /* The line of the request just served, in x->logfmt, onto the buffer. */
 static int log_format(pTHX_ kd_xs *x, HV *env, double now)
 {
@@ -380,37 +395,37 @@ static int log_format(pTHX_ kd_xs *x, HV *env, double now)
             rv = kd_lf_put(b, op->arg, op->arg_len);
             break;
         case KD_LF_ENV:
-            v = env_value(aTHX_ env, op->arg, op->arg_len, &n);
+            v = env_value(aTHX_ env, op->arg, op->arg_len, x->loghash[i], &n);
             rv = kd_lf_put_escaped(b, v, n, 1);
             break;
         case KD_LF_ENV_OR:
-            v = env_value(aTHX_ env, op->arg, op->arg_len, &n);
+            v = env_value(aTHX_ env, op->arg, op->arg_len, x->loghash[i], &n);
             rv = kd_lf_put_escaped(b, v, n == 1 && v[0] == '0' ? 0 : n, 1);
             break;
         case KD_LF_HOST:
-            v = env_value(aTHX_ env, "HTTP_HOST", 9, &n);
+            v = env_value(aTHX_ env, "HTTP_HOST", 9, host_hash, &n);
             if (n == 0 || (n == 1 && v[0] == '0'))
-                v = env_value(aTHX_ env, "SERVER_NAME", 11, &n);
+                v = env_value(aTHX_ env, "SERVER_NAME", 11, name_hash, &n);
             rv = kd_lf_put_escaped(b, v, n == 1 && v[0] == '0' ? 0 : n, 1);
             break;
         case KD_LF_REQUEST:
-            v = env_value(aTHX_ env, "REQUEST_METHOD", 14, &n);
+            v = env_value(aTHX_ env, "REQUEST_METHOD", 14, env_keys[K_METHOD].hash, &n);
             rv = kd_lf_put_escaped(b, v, n, 0) || kd_lf_put(b, " ", 1);
-            v = env_value(aTHX_ env, "REQUEST_URI", 11, &n);
+            v = env_value(aTHX_ env, "REQUEST_URI", 11, env_keys[K_URI].hash, &n);
             rv = rv || kd_lf_put_escaped(b, v, n, 0) || kd_lf_put(b, " ", 1);
-            v = env_value(aTHX_ env, "SERVER_PROTOCOL", 15, &n);
+            v = env_value(aTHX_ env, "SERVER_PROTOCOL", 15, env_keys[K_PROTOCOL].hash, &n);
             rv = rv || kd_lf_put_escaped(b, v, n, 0);
             break;
         case KD_LF_METHOD:
-            v = env_value(aTHX_ env, "REQUEST_METHOD", 14, &n);
+            v = env_value(aTHX_ env, "REQUEST_METHOD", 14, env_keys[K_METHOD].hash, &n);
             rv = kd_lf_put_escaped(b, v, n, 0);
             break;
         case KD_LF_PATH:
-            v = env_value(aTHX_ env, "PATH_INFO", 9, &n);
+            v = env_value(aTHX_ env, "PATH_INFO", 9, env_keys[K_PATH].hash, &n);
             rv = kd_lf_put_escaped(b, v, n, 0);
             break;
         case KD_LF_QUERY:
-            v = env_value(aTHX_ env, "QUERY_STRING", 12, &n);
+            v = env_value(aTHX_ env, "QUERY_STRING", 12, env_keys[K_QUERY].hash, &n);
             if (n)
                 rv = kd_lf_put(b, "?", 1) || kd_lf_put_escaped(b, v, n, 0);
             break;
