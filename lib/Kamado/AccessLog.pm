@@ -4,7 +4,7 @@ use strict;
 use warnings;
 
 use Apache::LogFormat::Compiler;
-use Kamado;
+use Kamado::Log;
 use POSIX ();
 
 # --access-log: one line per request in an Apache LogFormat, checked and
@@ -92,7 +92,7 @@ sub line {
 }
 
 # The code that makes a line of FORMAT (a LogFormat string or nickname),
-# and whether it takes %t's text in place of the time (_without_preamble).
+# and whether it takes %t's text in place of the time (_recompile).
 sub compile {
     my ($class, $format) = @_;
     $format //= 'combined';
@@ -115,7 +115,7 @@ sub compile {
 # early). And, when nothing else uses its preamble (%{FORMAT}t does),
 # that is left out: localtime(), a strftime and a sprintf for %t, the
 # bulk of its cost; the code then takes %t's text where it took the time,
-# and request() makes that text once a second. The code stays the
+# and line() makes that text once a second. The code stays the
 # compiler's own (its helpers, its constants: its package), our handlers
 # reached under the names it gives them; anything unexpected in it keeps
 # the compiler's sub as it is.
@@ -213,26 +213,43 @@ Kamado::AccessLog - C<--access-log>: one line per request, buffered
 
 =head1 SYNOPSIS
 
+    # before forking (and before --user drops root)
     my $log = Kamado::AccessLog->new(file => 'access.log', format => 'combined');
-    $log->request($env, $status, $headers, $body_bytes, $start, Time::HiRes::time());
-    $log->flush;     # when idle, and at exit
-    $log->reopen;    # USR1
+
+    # in a worker
+    my $native = $log->attach($loop);    # a Kamado::Loop
+    ...                                  # a request served, then:
+    $native ? $loop->log_request($env) : $log->request($env);
+    $log->flush;     # when idle
+    $log->detach;    # at exit
+
+    $log->reopen;    # USR1, in every process
 
 =head1 DESCRIPTION
 
-Formats each request with an Apache C<LogFormat> string compiled once by
-L<Apache::LogFormat::Compiler>, or one of the nicknames C<combined> (the
-default) and C<common>. Besides the compiler's directives it knows
-C<%a> (client address), C<%B> (body bytes, C<0> for none),
-C<%L> (the request id, C<kamado.request_id> in the env, C<-> when absent)
-and C<%{NAME}e> (a key of the PSGI env). An unknown directive stops the
-start with one line naming C<--access-log-format>.
+Formats each request with an Apache C<LogFormat> string, or one of the
+nicknames C<combined> (the default) and C<common>.
+L<Apache::LogFormat::Compiler> checks it, once; besides its directives
+it knows C<%a> (client address), C<%B> (body bytes, C<0> for none),
+C<%L> (the request id, C<kamado.request_id> in the env, C<-> when
+absent) and C<%{NAME}e> (a key of the PSGI env). An unknown directive
+stops the start with one line naming C<--access-log-format>.
 
-Lines are kept in a buffer of at most 4096 bytes (C<PIPE_BUF>, so a write
-of it is never split on a pipe) and written when the next line would not
-fit, when the oldest has waited a second, and when the owner calls
-C<flush> (the worker does when it idles, on USR1 and at exit). A process
-forked from the one that buffered never writes its parent's lines.
+The worker's L<Kamado::Loop> makes the lines (F<src/kd_logfmt.c>) from
+the env and what it recorded of the response: the status and headers
+sent and the body bytes the socket took (for a client that went away,
+what it was sent). A format with C<%{FORMAT}t> is made by the compiler's
+code instead, run again with values escaped as Apache does and, without
+C<%{FORMAT}t>, a C<%t> made once a second. Values are escaped as Apache's:
+C<"> and C<\> with a backslash, other bytes outside printable ASCII as
+C<\xhh>.
+
+The loop keeps the lines in a buffer of at most 4096 bytes (C<PIPE_BUF>,
+so a write of it is never split on a pipe) and writes them when the next
+line would not fit and when the oldest has waited a second; C<flush>
+writes the rest (the worker calls it when it idles, on USR1 and at exit).
+A process forked from the one that buffered never writes its parent's
+lines.
 
 C<file> C<-> is standard output; other files are opened for appending,
 before C<--user> drops privileges, and C<reopen> opens the path again.
