@@ -59,11 +59,42 @@ sub attach {
     return $self->{native} = $loop->access_log(fileno $self->{fh}, $self->{format});
 }
 
-# At the worker's end: what is buffered goes out.
+# At the worker's end (given its listeners, Kamado::Listener): the
+# loop's answers are logged, and what is buffered goes out.
 sub detach {
-    my ($self) = @_;
-    $self->flush;
+    my ($self, $listeners) = @_;
+    $self->idle($listeners);
     delete $self->{loop};
+}
+
+# The worker idles (or the loop has answers for it): the same.
+sub idle {
+    my ($self, $listeners) = @_;
+    $self->answers($listeners);
+    $self->flush;
+}
+
+# The requests the loop answered without the worker (a malformed head,
+# 408, 413, a pool's 503): their env is what the loop knows, the
+# listener's and the client's address and the request line.
+sub answers {
+    my ($self, $listeners) = @_;
+    my @answers = $self->{loop}->take_answers or return;
+    my $lost = ref $answers[-1] ? 0 : pop @answers;
+    for my $answer (@answers) {
+        my ($status, $bytes, $listener, $addr, $port, $line, $time) = @$answer;
+        # (a line that is not three words is logged whole, as the method)
+        my ($method, $uri, $protocol) = $line =~ /\A(\S+) (\S+) (\S+)\z/ ? ($1, $2, $3) : ($line, '', '');
+        my ($path, $query) = (split(/\?/, $uri, 2), '', '');
+        my %env = (
+            $listeners->[$listener]->env_template->%*,
+            REMOTE_ADDR => $addr, REMOTE_PORT => $port, REQUEST_METHOD => $method, REQUEST_URI => $uri,
+            SERVER_PROTOCOL => $protocol, PATH_INFO => $path, QUERY_STRING => $query,
+        );
+        $self->{loop}->log_line($self->line(\%env, $status, [], $bytes, $time, $time));
+    }
+    Kamado::Log->warn("--access-log: $lost requests the server answered itself were not logged (too many at once)")
+        if $lost;
 }
 
 # The request just served, when the loop cannot make its line.
@@ -72,12 +103,6 @@ sub request {
     my ($status, $headers, $bytes, $start, $now) = $self->{loop}->response_record;
     # no head went out: the body could not be read from a client gone
     $self->{loop}->log_line($self->line($env, $status || 400, $headers, $bytes, $start, $now));
-}
-
-# A request the loop answered itself, from the env made for it.
-sub answer {
-    my ($self, $env, $status, $bytes, $time) = @_;
-    $self->{loop}->log_line($self->line($env, $status, [], $bytes, $time, $time));
 }
 
 # The line (with its newline) of a request: its PSGI env, the status and
@@ -220,8 +245,9 @@ Kamado::AccessLog - C<--access-log>: one line per request, buffered
     my $native = $log->attach($loop);    # a Kamado::Loop
     ...                                  # a request served, then:
     $native ? $loop->log_request($env) : $log->request($env);
-    $log->flush;     # when idle
-    $log->detach;    # at exit
+    $log->answers(\@listeners) if $answers;   # (next_request's 4th value)
+    $log->idle(\@listeners);                  # when idle
+    $log->detach(\@listeners);                # at exit
 
     $log->reopen;    # USR1, in every process
 

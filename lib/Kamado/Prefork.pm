@@ -581,8 +581,7 @@ Ignored: the supervisor's HUP replaces the whole generation.
 
 =item USR1
 
-Reopen C<--error-log>, here and in every worker, and C<--access-log> in
-every worker.
+Reopen C<--error-log> and C<--access-log>, here and in every worker.
 
 =item TTIN, TTOU
 

@@ -6,7 +6,6 @@ use warnings;
 use Errno ();
 use Kamado;
 use Kamado::BodyReader;
-use Kamado::Log;
 use Kamado::DeferredInput;
 use Kamado::Writer;
 use Plack::Util;
@@ -106,14 +105,14 @@ sub run {
     while (!$self->{stopping}) {
         (my ($fd, $env, $body, $answers) = $loop->next_request(1000)) or do {
             $self->{on_tick}->() if $self->{on_tick};
-            $self->_log_idle if $log;
+            $log->idle($self->{listeners}) if $log;
             last if $retire_at && Time::HiRes::time() >= ($why = 'max_age', $retire_at)[1];
             next;
         };
         $self->handle_request($fd, $env, $body);
         if ($log) {
             $native ? $loop->log_request($env) : $log->request($env);
-            $self->_log_answers if $answers;
+            $log->answers($self->{listeners}) if $answers;
         }
         next unless $limited;    # the common case: one test a request
         $self->_disarm_request_timer if $timeout;    # app, response and cleanup done
@@ -124,10 +123,7 @@ sub run {
     # why it stops, for the generation's count of exits (Kamado::Scoreboard)
     $self->{why} = $self->{stopping} ? $self->{why} // 'stop' : $why;
     $self->_drain;
-    if ($log) {
-        $self->_log_answers;
-        $log->detach;
-    }
+    $log->detach($self->{listeners}) if $log;
     undef $self->{loop};
     return $served;
 }
@@ -138,37 +134,7 @@ sub _log_request {
     my ($self, $env, $answers) = @_;
     my $log = $self->{access_log};
     $log->{native} ? $self->{loop}->log_request($env) : $log->request($env);
-    $self->_log_answers if $answers;
-}
-
-# Idle, answers waiting, or at exit: the loop's answers, then the buffer.
-sub _log_idle {
-    my ($self) = @_;
-    $self->_log_answers;
-    $self->{access_log}->flush;
-}
-
-# The requests the loop answered without the worker (a malformed head,
-# 408, 413, a pool's 503): their env is what the loop knows, the
-# listener's and the client's address and the request line.
-sub _log_answers {
-    my ($self) = @_;
-    my @answers = $self->{loop}->take_answers or return;
-    my $lost = ref $answers[-1] ? 0 : pop @answers;
-    for my $answer (@answers) {
-        my ($status, $bytes, $listener, $addr, $port, $line, $time) = @$answer;
-        # (a line that is not three words is logged whole, as the method)
-        my ($method, $uri, $protocol) = $line =~ /\A(\S+) (\S+) (\S+)\z/ ? ($1, $2, $3) : ($line, '', '');
-        my ($path, $query) = (split(/\?/, $uri, 2), '', '');
-        my %env = (
-            $self->{listeners}[$listener]->env_template->%*,
-            REMOTE_ADDR => $addr, REMOTE_PORT => $port, REQUEST_METHOD => $method, REQUEST_URI => $uri,
-            SERVER_PROTOCOL => $protocol, PATH_INFO => $path // '', QUERY_STRING => $query // '',
-        );
-        $self->{access_log}->answer(\%env, $status, $bytes, $time);
-    }
-    Kamado::Log->warn("--access-log: $lost requests the server answered itself were not logged (too many at once)")
-        if $lost;
+    $log->answers($self->{listeners}) if $answers;
 }
 
 # --request-timeout: the soft stop (USR2, a die in the app) at the
@@ -231,7 +197,7 @@ sub _drain {
     my $log = $self->{access_log};
     until ($loop->drained) {
         (my ($fd, $env, $body, $answers) = $loop->next_request(100)) or do {
-            $self->_log_idle if $log;
+            $log->idle($self->{listeners}) if $log;
             next;
         };
         $self->handle_request($fd, $env, $body);
