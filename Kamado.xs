@@ -27,6 +27,7 @@
 #include "src/kd_write.c"
 #include "src/kd_scoreboard.c"
 #include "src/kd_date.c"
+#include "src/kd_logfmt.c"
 #include "src/kd_cgi_head.c"
 #include "src/kd_cgi_env.c"
 #include "src/kd_cgi_world.c"

@@ -5,6 +5,7 @@ requires 'Server::Starter', '0.30';
 requires 'HTTP::Date';
 requires 'Filesys::Notify::Simple';    # --reload
 recommends 'Linux::Inotify2';          # --reload without a scan every 2 s
+requires 'Apache::LogFormat::Compiler', '0.33';
 
 on configure => sub {
     requires 'ExtUtils::MakeMaker', '6.64';

@@ -47,6 +47,8 @@
 #define KD_MAX_ROUTES 32           /* pools, the default one included */
 typedef char kd_routes_fit_the_scoreboard[KD_MAX_ROUTES <= KD_SB_POOLS ? 1 : -1];
 #define KD_MAX_PREFIX 256
+#define KD_MAX_ANSWERS 256         /* loop-answered requests kept for the access log */
+#define KD_ANSWER_LINE 1024        /* of each one's request line, at most */
 
 /* What the loop keeps for the request body (c->body). */
 typedef struct {
@@ -151,6 +153,19 @@ typedef struct {
     int phead, ptail;               /* connections waiting for room; -1: none */
 } kd_route;
 
+/* A request the loop answered itself (kd_conn_error: a malformed head,
+ * 413, 408, a pool's 503), kept for the worker's access log. */
+typedef struct {
+    int status;
+    int listener;
+    int remote_port;
+    int64_t bytes;                  /* body bytes of the canned answer */
+    double time;                    /* epoch seconds */
+    char remote_addr[64];
+    size_t line_len;
+    char line[KD_ANSWER_LINE];      /* the request line as far as it came */
+} kd_answer;
+
 typedef struct {
     int epfd;
     int nlisteners;
@@ -191,6 +206,13 @@ typedef struct {
     int ntrusted;
     int trust_unix;                 /* peers on unix sockets are trusted too */
     unsigned char proxy_protocol[KD_MAX_LISTENERS];  /* listener expects PROXY headers */
+    uint64_t sent;                  /* response bytes the sockets took, or the loop
+                                     * took over to send later: what %b counts */
+    /* --access-log: the requests kd_conn_error answered without the
+     * worker, until it takes them (kd_loop_next returns 0 with some) */
+    int nanswers;
+    unsigned answers_lost;          /* past KD_MAX_ANSWERS */
+    kd_answer *answers;             /* KD_MAX_ANSWERS, allocated when logging */
     /* cached Date header value */
     long date_sec;
     char date[40];
@@ -224,6 +246,11 @@ int kd_loop_set_pools(kd_loop *l, const kd_route *routes, int n, int my_route,
  * its flags); -1 on a failure of epoll itself (errno set). Malformed heads
  * are answered here with their 4xx/5xx status and closed. */
 int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out);
+
+/* --access-log: keeps a kd_answer for each request the loop answers
+ * itself from now on (0, or -1 without memory); kd_loop_next returns 0
+ * once it has some, so they are taken early. */
+int kd_loop_log_answers(kd_loop *l);
 
 /* Reports this loop's state in a scoreboard slot from now on (NULL: no
  * longer): idle in kd_loop_next (draining once kd_loop_stop_accepting was
@@ -303,6 +330,7 @@ int kd_wait(int fd, short events, double timeout);
 /* "Sun, 06 Nov 1994 08:49:37 GMT", refreshed once a second */
 const char *kd_date(kd_loop *l);
 
-double kd_now(void);
+double kd_now(void);                /* monotonic, for deadlines */
+double kd_wall(void);               /* epoch seconds, for logs */
 
 #endif

@@ -104,6 +104,7 @@ void kd_loop_free(kd_loop *l)
         free(c->in.buf);
         free(c);
     }
+    free(l->answers);
     free(l->conns);
     free(l->queue);
     free(l->spare);
@@ -291,6 +292,36 @@ int kd_fill(kd_loop *l, kd_conn *c)
     return -1;
 }
 
+int kd_loop_log_answers(kd_loop *l)
+{
+    if (!l->answers && !(l->answers = malloc(sizeof *l->answers * KD_MAX_ANSWERS)))
+        return -1;
+    return 0;
+}
+
+/* Keeps what the access log says of a request the loop answers itself. */
+static void keep_answer(kd_loop *l, const kd_conn *c, int status, int64_t bytes)
+{
+    kd_answer *a;
+    const char *p = c->in.buf + c->in.pos, *e = c->in.buf + c->in.len;
+    size_t n = 0;
+    if (l->nanswers == KD_MAX_ANSWERS) {
+        l->answers_lost++;
+        return;
+    }
+    a = &l->answers[l->nanswers++];
+    a->status = status;
+    a->listener = c->listener;
+    a->remote_port = c->remote_port;
+    a->bytes = bytes;
+    a->time = kd_wall();
+    memcpy(a->remote_addr, c->remote_addr, sizeof a->remote_addr);
+    while (p + n < e && n < KD_ANSWER_LINE && p[n] != '\r' && p[n] != '\n')
+        n++;
+    memcpy(a->line, p, n);
+    a->line_len = n;
+}
+
 /* After an error the connection is never reused, since where the next
  * request starts is unknown. */
 void kd_conn_error(kd_loop *l, kd_conn *c, int status)
@@ -308,6 +339,8 @@ void kd_conn_error(kd_loop *l, kd_conn *c, int status)
         kd_unpend(l, c);
     if (l->sb)                              /* (a head the loop refused took no time) */
         kd_sb_done(l->sb, status, c->serving ? kd_now() - l->sb->started : 0);
+    if (l->answers && !c->serving)          /* (the worker logs its own requests) */
+        keep_answer(l, c, status, (int64_t)strlen(reason) + 1);
     c->serving = 0;
     c->in.pos = c->in.len = 0;              /* what is left unread is never parsed */
     if (kd_write_all(l, c->fd, &iov, 1) != 0 || shutdown(c->fd, SHUT_WR) != 0) {
@@ -639,6 +672,8 @@ int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out)
                 return 1;
             }
         }
+        if (l->nanswers)
+            return 0;                 /* the worker logs them now */
         if (l->draining && l->nopen == 0) {
             if (l->drain_queue && kd_queue_waiting(l)) {
                 kd_receive_one(l);

@@ -19,6 +19,13 @@ double kd_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+double kd_wall(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 int kd_wait(int fd, short events, double timeout)
 {
     double deadline = kd_now() + timeout;

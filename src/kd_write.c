@@ -95,6 +95,8 @@ int kd_write_all(kd_loop *l, int fd, struct iovec *iov, int iovcnt)
         m.msg_iovlen = (size_t)(iovcnt > 1024 ? 1024 : iovcnt);
         n = sendmsg(fd, &m, MSG_NOSIGNAL);
         kd_count_out(l, n);
+        if (n > 0)
+            l->sent += (uint64_t)n;
         if (n < 0) {
             int rv;
             if (errno == EINTR)
@@ -162,6 +164,7 @@ int kd_write_last(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt)
         return -1;
     if (n < 0)
         n = 0;
+    l->sent += (uint64_t)n;
     while (iovcnt > 0 && (size_t)n >= iov->iov_len) {
         n -= (ssize_t)iov->iov_len;
         iov++;
@@ -176,8 +179,10 @@ int kd_write_last(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt)
     if (left > l->write_buffer || l->out_total + left > 32 * l->write_buffer ||
         !(p = malloc(left))) {
         if (l->write_buffer > 0 && l->spool_total + left <= 256 * l->write_buffer &&
-            spool_out(l, c, iov, iovcnt, left) == 0)
+            spool_out(l, c, iov, iovcnt, left) == 0) {
+            l->sent += left;          /* the loop's to send now */
             return 0;
+        }
         return kd_write_all(l, c->fd, iov, iovcnt);
     }
     c->out.buf = p;
@@ -188,6 +193,7 @@ int kd_write_last(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt)
         p += iov[i].iov_len;
     }
     l->out_total += left;
+    l->sent += left;
     c->out.flushing = 1;
     return 0;
 }
@@ -207,6 +213,7 @@ int kd_write_file_last(kd_loop *l, kd_conn *c, const char *head, size_t hlen,
         kd_count_out(l, n);
         if (n > 0) {
             sent += (size_t)n;
+            l->sent += (uint64_t)n;
             continue;
         }
         if (n < 0 && errno == EINTR)
@@ -222,6 +229,7 @@ int kd_write_file_last(kd_loop *l, kd_conn *c, const char *head, size_t hlen,
         if (n > 0) {
             off += n;
             len -= n;
+            l->sent += (uint64_t)n;
             continue;
         }
         if (n == 0) {
@@ -248,6 +256,7 @@ int kd_write_file_last(kd_loop *l, kd_conn *c, const char *head, size_t hlen,
             return -1;
         return len > 0 ? kd_sendfile_all(l, c->fd, in_fd, (off_t)off, (size_t)len) : 0;
     }
+    l->sent += (hlen - sent) + (uint64_t)len;   /* the loop's to send now */
     if (rest) {
         memcpy(rest, head + sent, hlen - sent);
         c->out.buf = rest;
@@ -272,6 +281,7 @@ int kd_sendfile_all(kd_loop *l, int out_fd, int in_fd, off_t off, size_t len)
         kd_count_out(l, n);
         if (n > 0) {
             len -= (size_t)n;
+            l->sent += (uint64_t)n;
             continue;
         }
         if (n == 0) {

@@ -136,6 +136,12 @@ DESTROY(Kamado::Loop self)
 CODE:
     kd_loop_free(self->loop);
     SvREFCNT_dec((SV *)self->templates);
+    if (self->resp_headers)
+        SvREFCNT_dec((SV *)self->resp_headers);
+    if (self->logging)
+        log_write(self, self->logbuf.len);    /* (not in a forked child) */
+    Safefree(self->logfmt);
+    free(self->logbuf.buf);
     if (self->scoreboard)
         SvREFCNT_dec(self->scoreboard);
     Safefree(self->head);
@@ -178,10 +184,148 @@ PPCODE:
         croak("Can't wait for connections: %s", strerror(errno));
     if (rv == 0)
         XSRETURN_EMPTY;
-    EXTEND(SP, 3);
+    self->resp_status = 0;
+    self->resp_bytes = 0;
+    EXTEND(SP, 4);
     mPUSHi(c->fd);
     mPUSHs(newRV_noinc((SV *)build_env(aTHX_ self, c)));
     mPUSHi(kd_conn_body_kind(c));   /* Kamado::BODY_* */
+    if (self->logging) {
+        self->req_start = kd_wall();
+        if (self->resp_headers) {
+            SvREFCNT_dec((SV *)self->resp_headers);
+            self->resp_headers = NULL;
+        }
+        if (self->loop->nanswers)
+            mPUSHi(self->loop->nanswers);   /* answers to log (take_answers) */
+    }
+}
+
+bool
+access_log(Kamado::Loop self, int fd, SV *format)
+CODE:
+{
+    /* from now on keeps what the access log needs: each request's
+     * response (response_record), the requests the loop answers itself
+     * (take_answers), and a buffer of lines written to fd. True when
+     * format (a LogFormat string; undef for none) is made here
+     * (log_request), false when the lines are to come made (log_line). */
+    if (kd_loop_log_answers(self->loop) != 0)
+        croak("Can't keep the access log's records: %s", strerror(errno));
+    self->logging = 1;
+    self->log_fd = fd;
+    self->log_pid = getpid();
+    RETVAL = 0;
+    if (SvOK(format)) {
+        STRLEN len;
+        const char *p = SvPV(format, len);
+        if (!self->logfmt)
+            Newx(self->logfmt, 1, kd_logfmt);
+        RETVAL = kd_logfmt_compile(self->logfmt, p, len) == 0;
+        if (RETVAL)
+            log_hashes(aTHX_ self);
+    }
+    if (!RETVAL && self->logfmt) {
+        Safefree(self->logfmt);
+        self->logfmt = NULL;
+    }
+}
+OUTPUT:
+    RETVAL
+
+void
+log_request(Kamado::Loop self, HV *env)
+PPCODE:
+{
+    /* the line of the request just served, in the format access_log
+     * made, to the buffer */
+    size_t start = self->logbuf.len;
+    double now = kd_wall();
+    if (!self->logfmt)
+        croak("Kamado::Loop->log_request: no format (access_log)");
+    if (log_format(aTHX_ self, env, now) != 0)
+        self->logbuf.len = start;    /* no memory: this line is lost, not the others */
+    else
+        log_added(self, start, now);
+    XSRETURN_EMPTY;
+}
+
+void
+log_line(Kamado::Loop self, SV *line)
+PPCODE:
+{
+    /* a line made elsewhere (with its newline), to the buffer */
+    STRLEN len;
+    const char *p = SvPV(line, len);
+    size_t start = self->logbuf.len;
+    if (kd_lf_put(&self->logbuf, p, len) == 0)
+        log_added(self, start, kd_wall());
+    XSRETURN_EMPTY;
+}
+
+void
+log_flush(Kamado::Loop self, int fd = -1)
+PPCODE:
+{
+    /* writes what is buffered; then, given fd, writes to that from now
+     * on (USR1); false with $! set when a write failed since the last
+     * call */
+    int e;
+    log_write(self, self->logbuf.len);
+    if (fd >= 0)
+        self->log_fd = fd;
+    e = self->log_errno;
+    self->log_errno = 0;
+    if (e) {
+        errno = e;
+        XSRETURN_NO;
+    }
+    XSRETURN_YES;
+}
+
+void
+response_record(Kamado::Loop self)
+PPCODE:
+{
+    /* the request last served: (status, headers, body bytes sent, the
+     * time its head was complete, now); status 0 when no head went out */
+    EXTEND(SP, 5);
+    mPUSHi(self->resp_status);
+    PUSHs(self->resp_headers ? sv_2mortal(newRV_inc((SV *)self->resp_headers)) : &PL_sv_undef);
+    mPUSHi(self->resp_bytes);
+    mPUSHn(self->req_start);
+    mPUSHn(kd_wall());
+}
+
+void
+take_answers(Kamado::Loop self)
+PPCODE:
+{
+    /* the requests the loop answered itself since the last call, each
+     * [status, body bytes, listener index, remote addr, remote port,
+     * request line, time], and then the count of those it could not
+     * keep, when there were some */
+    kd_loop *l = self->loop;
+    int i;
+    EXTEND(SP, l->nanswers + 1);
+    for (i = 0; i < l->nanswers; i++) {
+        kd_answer *a = &l->answers[i];
+        AV *r = newAV();
+        av_extend(r, 6);
+        av_push(r, newSViv(a->status));
+        av_push(r, newSViv((IV)a->bytes));
+        av_push(r, newSViv(a->listener));
+        av_push(r, newSVpv(a->remote_addr, 0));
+        av_push(r, newSViv(a->remote_port));
+        av_push(r, newSVpvn(a->line, a->line_len));
+        av_push(r, newSVnv(a->time));
+        mPUSHs(newRV_noinc((SV *)r));
+    }
+    l->nanswers = 0;
+    if (l->answers_lost) {
+        mPUSHi(l->answers_lost);
+        l->answers_lost = 0;
+    }
 }
 
 int
@@ -225,6 +369,7 @@ PPCODE:
     struct iovec stack_iov[17], *iov = stack_iov;
     IV total = 0;
     size_t hlen;
+    uint64_t before;
     int ok;
 
     if (nb + 1 > 17)
@@ -254,6 +399,7 @@ PPCODE:
     iov[0].iov_len = hlen;
     if (c->resp_no_body) {
         nb = 0;
+        total = 0;
     } else if (c->resp_left >= 0 && total > c->resp_left) {
         /* what the declared length covers, and not a byte more */
         IV keep = c->resp_left;
@@ -265,8 +411,11 @@ PPCODE:
             keep -= (IV)iov[i + 1].iov_len;
         }
         nb = i + 1;
+        total = c->resp_left;
     }
+    before = self->loop->sent;
     ok = kd_write_last(self->loop, c, iov, (int)nb + 1) == 0;
+    self->resp_bytes += ok ? total : body_sent(self, before, hlen, total);
     if (iov != stack_iov)
         Safefree(iov);
     kd_conn_finish(self->loop, c, ok && c->keepalive);
@@ -286,13 +435,16 @@ PPCODE:
      * write_response does */
     kd_conn *c = serving_conn(aTHX_ self, fd);
     size_t hlen = build_head(aTHX_ self, c, status, headers, length);
+    uint64_t before = self->loop->sent;
     int ok;
     if (hlen == 0)
         XSRETURN_NO;                 /* invalid: nothing was written */
     if (c->resp_left >= 0 && length > c->resp_left)
         length = c->resp_left;       /* what the declared length covers */
-    ok = kd_write_file_last(self->loop, c, self->head, hlen, in_fd, (int64_t)offset,
-                            c->resp_no_body || length < 0 ? 0 : (int64_t)length) == 0;
+    if (c->resp_no_body || length < 0)
+        length = 0;
+    ok = kd_write_file_last(self->loop, c, self->head, hlen, in_fd, (int64_t)offset, (int64_t)length) == 0;
+    self->resp_bytes += ok ? length : body_sent(self, before, hlen, length);
     kd_conn_finish(self->loop, c, ok && c->keepalive);
     if (!ok)
         XSRETURN_UNDEF;              /* the client went away: $! says why */
@@ -326,6 +478,8 @@ PPCODE:
     const char *p = sv_bytes(aTHX_ data, &l);
     char size[32];
     struct iovec iov[3];
+    uint64_t before;
+    size_t framing;
     int n = 0;
     if (!p)
         XSRETURN_NO;                 /* wide character: nothing written */
@@ -349,8 +503,13 @@ PPCODE:
         iov[n].iov_base = "\r\n";
         iov[n++].iov_len = 2;
     }
-    if (kd_write_all(self->loop, fd, iov, n) != 0)
+    framing = c->resp_chunked ? iov[0].iov_len : 0;   /* (the write moves iov on) */
+    before = self->loop->sent;
+    if (kd_write_all(self->loop, fd, iov, n) != 0) {
+        self->resp_bytes += body_sent(self, before, framing, (IV)l);
         XSRETURN_UNDEF;
+    }
+    self->resp_bytes += (IV)l;
     XSRETURN_YES;
 }
 
@@ -359,6 +518,7 @@ send_file(Kamado::Loop self, int fd, int in_fd, IV offset, IV len)
 PPCODE:
 {
     kd_conn *c = serving_conn(aTHX_ self, fd);
+    uint64_t before;
     if (c->resp_left >= 0 && len > c->resp_left) {
         len = c->resp_left;          /* as write_body: cut at the length */
         c->keepalive = 0;
@@ -368,8 +528,12 @@ PPCODE:
         XSRETURN_YES;
     if (c->resp_left >= 0)
         c->resp_left -= len;
-    if (kd_sendfile_all(self->loop, fd, in_fd, (off_t)offset, (size_t)len) != 0)
+    before = self->loop->sent;
+    if (kd_sendfile_all(self->loop, fd, in_fd, (off_t)offset, (size_t)len) != 0) {
+        self->resp_bytes += body_sent(self, before, 0, len);
         XSRETURN_UNDEF;
+    }
+    self->resp_bytes += len;
     XSRETURN_YES;
 }
 
@@ -414,6 +578,8 @@ PPCODE:
 {
     /* canned error for a request whose body or response failed; closes */
     kd_conn_error(self->loop, serving_conn(aTHX_ self, fd), status);
+    self->resp_status = status;
+    self->resp_bytes = (IV)strlen(kd_reason(status)) + 1;
     XSRETURN_YES;
 }
 

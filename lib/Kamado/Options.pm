@@ -55,6 +55,8 @@ our @TABLE = (
     ['error-log',              '=s',  undef,  'file the log (and every process\'s STDERR) is appended to, USR1 reopening it; or syslog, syslog:FACILITY (default daemon)'],
     ['log-level',              '=s',  'info', 'the least severe lines logged: error, warn, notice, info or debug'],
     ['reload|r',               '!',   0,      'development: load the app afresh in a new generation (as HUP does) when a file under its directory or an -I directory changes'],
+    ['access-log',             '=s',  undef,  'file each request\'s line is appended to (- for standard output); USR1 reopens it'],
+    ['access-log-format',      '=s',  'combined', 'the access log\'s Apache LogFormat string, or combined or common'],
     ['preload',                '!',   1,      'load the app in the generation before forking its workers'],
     ['startup',                '=s',  undef,  'FILE: a startup.pl run in each generation before the app loads and the workers fork (modules to preload, globals); a HUP runs it again'],
     ['worker-init',            '=s',  undef,  'MODULE (its worker_init method is called) or Perl code: run in each worker once forked, before it accepts (connect on init)'],

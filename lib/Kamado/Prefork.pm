@@ -155,6 +155,8 @@ sub run {
         $self->_read_notices($notice_r);
         if (delete $signal{reopen}) {
             Kamado::ErrorLog->reopen;
+            # (for the workers forked from now on)
+            $self->{server_args}{access_log}->reopen if $self->{server_args}{access_log};
             kill USR1 => keys $self->{children}->%*;
         }
         $self->_resize(delete $signal{more}, delete $signal{fewer});
@@ -352,7 +354,10 @@ sub _worker_main {
     $SIG{$_} = sub { $stop = 1; $server->stop if $server } for qw(TERM QUIT);
     $SIG{INT} = sub { _at_exit(1); POSIX::_exit(0) };    # at once, mid-request or not
     $SIG{$_} = 'IGNORE' for qw(HUP TTIN TTOU);    # the generation's business
-    $SIG{USR1} = sub { Kamado::ErrorLog->reopen };
+    my $access_log = $self->{server_args}{access_log};
+    $SIG{USR1} = sub { Kamado::ErrorLog->reopen; $access_log->reopen if $access_log };
+    # (the lines of requests served go out even when the worker dies)
+    push our(@AT_WORKER_EXIT), sub { $access_log->flush } if $access_log;
     Kamado::Process::started($generation, $mask);
     $SIG{CHLD} = 'DEFAULT';
     srand;                             # every worker its own random sequence
@@ -553,8 +558,10 @@ sub _run_single {
         $app = sub { push $_[0]{'psgix.cleanup.handlers'}->@*, sub { $board->refresh }; $inner->(@_) };
     }
     my $server = Kamado::Server->new(%{ $self->{server_args} }, app => $app, scoreboard => $board, slot => 0);
+    my $access_log = $self->{server_args}{access_log};
     @SIG{qw(TERM QUIT)} = (sub { $server->stop }) x 2;
-    $SIG{INT} = sub { POSIX::_exit(0) };
+    $SIG{INT} = sub { $access_log->flush if $access_log; POSIX::_exit(0) };
+    $SIG{USR1} = sub { Kamado::ErrorLog->reopen; $access_log->reopen if $access_log };
     $SIG{PIPE} = 'IGNORE';
     $self->{on_ready}->() if $self->{on_ready};
     $server->run;
@@ -647,7 +654,7 @@ Ignored: the supervisor's HUP replaces the whole generation.
 
 =item USR1
 
-Reopen C<--error-log>, here and in every worker.
+Reopen C<--error-log> and C<--access-log>, here and in every worker.
 
 =item TTIN, TTOU
 

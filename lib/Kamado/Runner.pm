@@ -6,6 +6,7 @@ use warnings;
 use Kamado;
 use Kamado::Listener;
 use Kamado::Options;
+use Kamado::AccessLog;
 use Kamado::CGI ();
 use Kamado::ErrorLog;
 use Kamado::Hooks;
@@ -160,6 +161,10 @@ sub serve {
     my $ids = Kamado::Privileges->resolve(@$opt{qw(user group)});
     Kamado::Log->set_level($opt->{log_level} // 'info');
     Kamado::ErrorLog->open_log($opt->{error_log}) if defined $opt->{error_log};
+    # (a bad format is refused even without the file)
+    my $access_log = defined $opt->{access_log}
+        ? Kamado::AccessLog->new(file => $opt->{access_log}, format => $opt->{access_log_format})
+        : Kamado::AccessLog->compile($opt->{access_log_format}) && undef;
     my ($min, $max) = $class->worker_bounds($opt);
     # written as root, before the listeners (a second server started by
     # mistake stops here, naming the pid, not at its bind); removed when
@@ -205,6 +210,7 @@ sub serve {
             spool_threshold => $opt->{spool_threshold},
             max_rss         => $opt->{max_rss},
             request_timeout => $opt->{request_timeout},
+            access_log      => $access_log,
             loop_settings   => {
                 (map { ($_ => $opt->{$_}) }
                     qw(keepalive_timeout header_timeout read_timeout write_timeout max_keepalive_reqs

@@ -47,6 +47,7 @@ sub new {
         scoreboard        => $args{scoreboard},         # Kamado::Scoreboard, or undef
         slot              => $args{slot},               # this worker's slot in it
         pools             => $args{pools},  # {routes => [[prefix, send fd]], mine, recv_fd, listen}
+        access_log        => $args{access_log},  # Kamado::AccessLog, or undef
         stopping          => 0,
     }, $class;
     return $self;
@@ -83,10 +84,15 @@ sub run {
     $loop->request_ids(Kamado::Log::request_id_prefix(), \*Kamado::Log::REQUEST_ID);
     # the engine reports its state there itself: no Perl call per request
     $loop->scoreboard($self->{scoreboard}, $self->{slot}) if $self->{scoreboard} && defined $self->{slot};
+    my $log = $self->{access_log};
+    # (native: the loop makes the lines itself)
+    my $native = $log && $log->attach($loop);
     local $SIG{PIPE} = 'IGNORE';
     # the soft stop of --request-timeout: a die in whatever Perl code runs
     local $SIG{USR2} = sub {
         return unless $self->{timer_armed};
+        # (the kill may follow: what is logged already goes out first)
+        $self->{access_log}->flush if $self->{access_log};
         # logged here: an app that swallows the die is killed without a word
         _log_error($self->{timed_env}, warn => "past --request-timeout ($self->{request_timeout} s): interrupting it");
         die TIMEOUT_ERROR;
@@ -101,12 +107,17 @@ sub run {
     my $served = 0;
     my $why;
     while (!$self->{stopping}) {
-        (my ($fd, $env, $body) = $loop->next_request(1000)) or do {
+        (my ($fd, $env, $body, $answers) = $loop->next_request(1000)) or do {
             $self->{on_tick}->() if $self->{on_tick};
+            $log->idle($self->{listeners}) if $log;
             last if $retire_at && Time::HiRes::time() >= ($why = 'max_age', $retire_at)[1];
             next;
         };
         $self->handle_request($fd, $env, $body);
+        if ($log) {
+            $native ? $loop->log_request($env) : $log->request($env);
+            $log->answers($self->{listeners}) if $answers;
+        }
         next unless $limited;    # the common case: one test a request
         $self->_disarm_request_timer if $timeout;    # app, response and cleanup done
         last if $budget && ++$served >= ($why = 'max_requests', $budget)[1];
@@ -117,8 +128,18 @@ sub run {
     $self->{why} = $self->{stopping} ? $self->{why} // 'stop' : $why;
     $self->_drain;
     undef $Kamado::Log::REQUEST_ID;
+    $log->detach($self->{listeners}) if $log;
     undef $self->{loop};
     return $served;
+}
+
+# --access-log: the request just served (the loop recorded its
+# response), and the requests the loop answered itself meanwhile.
+sub _log_request {
+    my ($self, $env, $answers) = @_;
+    my $log = $self->{access_log};
+    $log->{native} ? $self->{loop}->log_request($env) : $log->request($env);
+    $log->answers($self->{listeners}) if $answers;
 }
 
 # --request-timeout: the soft stop (USR2, a die in the app) at the
@@ -178,9 +199,14 @@ sub _drain {
     my $loop = $self->{loop};
     $loop->stop_accepting($self->{stopping} ? 1 : 0);
     $self->{on_drain}->($self->{why} // 'stop') if $self->{on_drain};
+    my $log = $self->{access_log};
     until ($loop->drained) {
-        (my ($fd, $env, $body) = $loop->next_request(100)) or next;
+        (my ($fd, $env, $body, $answers) = $loop->next_request(100)) or do {
+            $log->idle($self->{listeners}) if $log;
+            next;
+        };
         $self->handle_request($fd, $env, $body);
+        $self->_log_request($env, $answers) if $log;
     }
 }
 
