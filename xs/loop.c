@@ -39,10 +39,10 @@ typedef kd_xs *Kamado__Loop;
  * forked workers) */
 enum { K_METHOD, K_URI, K_PROTOCOL, K_QUERY, K_ADDR, K_PORT, K_PATH, K_CL, K_CT, K_ID, K_COUNT };
 static struct { const char *name; I32 len; U32 hash; SV *key; } env_keys[K_COUNT] = {
-    {"REQUEST_METHOD", 14, 0}, {"REQUEST_URI", 11, 0}, {"SERVER_PROTOCOL", 15, 0},
-    {"QUERY_STRING", 12, 0}, {"REMOTE_ADDR", 11, 0}, {"REMOTE_PORT", 11, 0},
-    {"PATH_INFO", 9, 0}, {"CONTENT_LENGTH", 14, 0}, {"CONTENT_TYPE", 12, 0},
-    {"kamado.request_id", 17, 0},
+    {"REQUEST_METHOD", 14, 0, NULL}, {"REQUEST_URI", 11, 0, NULL}, {"SERVER_PROTOCOL", 15, 0, NULL},
+    {"QUERY_STRING", 12, 0, NULL}, {"REMOTE_ADDR", 11, 0, NULL}, {"REMOTE_PORT", 11, 0, NULL},
+    {"PATH_INFO", 9, 0, NULL}, {"CONTENT_LENGTH", 14, 0, NULL}, {"CONTENT_TYPE", 12, 0, NULL},
+    {"kamado.request_id", 17, 0, NULL},
 };
 
 /* stored by a shared-key SV: the env's copy of the key is that string

@@ -108,7 +108,7 @@ sub _run {
                 if Kamado::ErrorLog->path && Kamado::ErrorLog->reopen;
             # (for the generations started from now on)
             my $access_log = $self->{prefork_args}{server_args}{access_log};
-            $self->{log}->('USR1: reopened ' . $access_log->path) if $access_log && $access_log->reopen;
+            Kamado::Log->notice('USR1: reopened ' . $access_log->path) if $access_log && $access_log->reopen;
             kill USR1 => $_ for keys $self->{generations}->%*;    # old ones log too
         }
         for my $sig (qw(TTIN TTOU)) {
