@@ -1,6 +1,7 @@
 /* kd_conn_int.h: what the parts of the connection engine (kd_loop.c,
  * kd_pools.c, kd_body.c, kd_write.c, kd_util.c) share among themselves;
- * not part of its interface (kd_conn.h). */
+ * not part of its interface (kd_conn.h). Parts with a header of their own
+ * (kd_intake.h) declare their shared functions there. */
 #ifndef KD_CONN_INT_H
 #define KD_CONN_INT_H
 
@@ -30,7 +31,6 @@ void kd_set_listening(kd_loop *l, int on);
 int kd_watch(kd_loop *l, kd_conn *c);
 int kd_watch_for(kd_loop *l, kd_conn *c, int out);
 int kd_fill(kd_loop *l, kd_conn *c);
-kd_conn *kd_conn_open(kd_loop *l, int fd, int li);
 void kd_finish_now(kd_loop *l, kd_conn *c, int keepalive);
 
 /* kd_pools.c */

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #endif
 #include "kd_conn_int.h"
+#include "kd_intake.h"
 
 #include <errno.h>
 #include <poll.h>

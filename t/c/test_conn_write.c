@@ -17,6 +17,7 @@
 #include "../../src/kd_scoreboard.c"
 #include "../../src/kd_util.c"
 #include "../../src/kd_loop.c"
+#include "../../src/kd_intake.c"
 #include "../../src/kd_pools.c"
 #include "../../src/kd_body.c"
 #include "../../src/kd_write.c"
