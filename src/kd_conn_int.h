@@ -1,7 +1,7 @@
 /* kd_conn_int.h: what the parts of the connection engine (kd_loop.c,
  * kd_pools.c, kd_body.c, kd_write.c, kd_util.c) share among themselves;
  * not part of its interface (kd_conn.h). Parts with a header of their own
- * (kd_intake.h) declare their shared functions there. */
+ * (kd_intake.h, kd_answer.h) declare their shared functions there. */
 #ifndef KD_CONN_INT_H
 #define KD_CONN_INT_H
 
