@@ -24,6 +24,7 @@
 #include "src/kd_loop.c"
 #include "src/kd_intake.c"
 #include "src/kd_answer.c"
+#include "src/kd_keepalive.c"
 #include "src/kd_pools.c"
 #include "src/kd_body.c"
 #include "src/kd_write.c"

@@ -24,13 +24,14 @@
  * (or the socket's peer) is a trusted proxy is decided once per connection
  * too, for the XS to read X-Forwarded-* by.
  *
- * The parts: kd_loop.c (epoll, parse, sweep, next, finish), kd_intake.c
- * (accept, connection slots, the PROXY stage), kd_answer.c (the loop's
- * own error answers, their access-log records, the lingering close),
- * kd_pools.c (routing to other pools, hand-over, receiving), kd_body.c
- * (spooling and reading request bodies), kd_write.c (writes, and the
- * rests the loop sends for slow readers), kd_util.c (dates, reasons,
- * clocks, temporary files); kd_conn_int.h is what they share.
+ * The parts: kd_loop.c (epoll, the ready queue, parse, next),
+ * kd_intake.c (accept, connection slots, the PROXY stage), kd_keepalive.c
+ * (finish, keep-alive, the sweep of deadlines, draining), kd_answer.c
+ * (the loop's own error answers, their access-log records, the lingering
+ * close), kd_pools.c (routing to other pools, hand-over, receiving),
+ * kd_body.c (spooling and reading request bodies), kd_write.c (writes,
+ * and the rests the loop sends for slow readers), kd_util.c (dates,
+ * reasons, clocks, temporary files); kd_conn_int.h is what they share.
  */
 #ifndef KD_CONN_H
 #define KD_CONN_H

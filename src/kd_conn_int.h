@@ -1,7 +1,7 @@
 /* kd_conn_int.h: what the parts of the connection engine (kd_loop.c,
  * kd_pools.c, kd_body.c, kd_write.c, kd_util.c) share among themselves;
  * not part of its interface (kd_conn.h). Parts with a header of their own
- * (kd_intake.h, kd_answer.h) declare their shared functions there. */
+ * (kd_intake.h, kd_answer.h, kd_keepalive.h) declare their shared functions there. */
 #ifndef KD_CONN_INT_H
 #define KD_CONN_INT_H
 
@@ -31,7 +31,6 @@ void kd_set_listening(kd_loop *l, int on);
 int kd_watch(kd_loop *l, kd_conn *c);
 int kd_watch_for(kd_loop *l, kd_conn *c, int out);
 int kd_fill(kd_loop *l, kd_conn *c);
-void kd_finish_now(kd_loop *l, kd_conn *c, int keepalive);
 
 /* kd_pools.c */
 int kd_route_of(const kd_loop *l, const kd_request *req);

@@ -1,11 +1,13 @@
-/* kd_loop.c: the event loop: epoll, parse, sweep, next, finish; connections
- * come in through kd_intake.c. See kd_conn.h. */
+/* kd_loop.c: the event loop: epoll, the ready queue, parse, next, close;
+ * connections come in through kd_intake.c, and kd_keepalive.c has them
+ * between requests. See kd_conn.h. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "kd_conn_int.h"
 #include "kd_intake.h"
 #include "kd_answer.h"
+#include "kd_keepalive.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +19,6 @@
 #include <unistd.h>
 
 #define EVENTS_PER_WAIT 64
-#define DRAIN_IDLE 1.0          /* seconds; see kd_loop_stop_accepting */
 
 /* Idle connections cost a descriptor each: use what the hard limit allows. */
 static void raise_fd_limit(void)
@@ -223,41 +224,6 @@ int kd_fill(kd_loop *l, kd_conn *c)
     return -1;
 }
 
-static void sweep(kd_loop *l, double now)
-{
-    int fd;
-    l->last_sweep = now;
-    /* retry listening paused by EMFILE even if no connection closed */
-    if (!l->accepting && !l->draining && l->nopen < l->max_conns)
-        kd_set_listening(l, 1);
-    for (fd = 0; fd < l->nroutes; fd++)
-        if (l->routes[fd].phead >= 0)
-            kd_flush_pending(l, fd);     /* in case EPOLLOUT could not be watched */
-    for (fd = 0; fd < l->conns_cap; fd++) {
-        kd_conn *c = l->conns[fd];
-        if (c && c->open && !c->serving && c->deadline < now) {
-            /* a head or a buffered body not finished in time gets 408,
-             * one its pool had no room for 503; idle and lingering
-             * connections just close, and so does one whose PROXY
-             * header did not come in time (its sender is a proxy, not
-             * an HTTP client) */
-            if (c->proxy_wait)
-                kd_conn_close(l, c);
-            else if (c->pend.route)
-                kd_conn_error(l, c, 503);
-            else if (c->in.len > c->in.pos && !c->lingering && !c->out.flushing)
-                kd_conn_error(l, c, 408);
-            else if (!c->lingering && !c->out.flushing && kd_fill(l, c) == 1) {
-                /* idle, but a request came while the worker was busy
-                 * (the event not read yet): it is served, not reset */
-                c->deadline = now + l->header_timeout;
-                kd_enqueue(l, c);
-            } else
-                kd_conn_close(l, c);
-        }
-    }
-}
-
 /* Parses a queued connection. 1 when a head is complete. */
 static int try_parse(kd_loop *l, kd_conn *c)
 {
@@ -414,7 +380,7 @@ int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out)
                        l->draining && timeout_ms > 50 ? 50 : timeout_ms);
         now = kd_now();
         if (now - l->last_sweep >= (l->draining ? 0.05 : 1.0))
-            sweep(l, now);
+            kd_sweep(l, now);
         if (n < 0)
             return errno == EINTR ? 0 : -1;
         if (n == 0)
@@ -463,106 +429,5 @@ void kd_loop_scoreboard(kd_loop *l, kd_sb_slot *slot)
     if (slot) {
         slot->connections = (uint32_t)l->nopen;
         kd_sb_set_state(slot, l->draining ? KD_SB_DRAINING : KD_SB_IDLE);
-    }
-}
-
-int kd_loop_drained(kd_loop *l)
-{
-    return l->draining && l->nopen == 0 && !(l->drain_queue && kd_queue_waiting(l));
-}
-
-void kd_loop_stop_accepting(kd_loop *l, int keep_queue)
-{
-    /* Connections stay open: each gets one more response, marked
-     * Connection: close, so a client that is about to send on an idle
-     * keep-alive connection is answered instead of reset. */
-    int fd, ri;
-    double now = kd_now();
-    if (l->draining)
-        return;                       /* the grace below is granted once */
-    kd_set_listening(l, 0);
-    l->draining = 1;
-    if (keep_queue && l->recv_fd >= 0) {
-        /* a stop: the queue's connections were accepted by the server,
-         * and no replacement will take them */
-        struct epoll_event ev;
-        ev.events = EPOLLIN;
-        ev.data.u64 = TAGGED(TAG_QUEUE, 0);
-        if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->recv_fd, &ev) == 0)
-            l->drain_queue = 1;
-    }
-    /* Requests waiting to be handed to another pool are served here:
-     * parsed again, they are no longer routed. */
-    for (ri = 0; ri < l->nroutes; ri++) {
-        kd_route *r = &l->routes[ri];
-        while (r->phead >= 0) {
-            kd_conn *c = l->conns[r->phead];
-            kd_unpend(l, c);
-            kd_enqueue(l, c);
-        }
-        if (r->watching && epoll_ctl(l->epfd, EPOLL_CTL_DEL, r->send_fd, NULL) == 0)
-            r->watching = 0;
-    }
-    if (l->sb && l->sb->state == KD_SB_IDLE)
-        kd_sb_set_state(l->sb, KD_SB_DRAINING);   /* else once the request is done */
-    /* A connection idle for a while is a pooled one, as unlikely to send
-     * now as at any keep-alive expiry: it gets DRAIN_IDLE more seconds,
-     * not its whole keep-alive timeout. */
-    for (fd = 0; fd < l->conns_cap; fd++) {
-        kd_conn *c = l->conns[fd];
-        if (c && c->open && !c->serving && !c->out.flushing && c->in.pos == c->in.len) {
-            /* (a new connection's clock runs from its accept: its client
-             * is about to send the first request, so it too gets
-             * DRAIN_IDLE, not a close now) */
-            double idle_since = c->deadline - (c->requests > 0 ? l->keepalive_timeout : l->header_timeout);
-            if (idle_since + DRAIN_IDLE < c->deadline)
-                c->deadline = idle_since + DRAIN_IDLE > now ? idle_since + DRAIN_IDLE : now;
-        }
-    }
-}
-
-void kd_conn_finish(kd_loop *l, kd_conn *c, int keepalive)
-{
-    /* counted whether or not the client took it */
-    if (l->sb)
-        kd_sb_done(l->sb, c->resp_status, kd_now() - l->sb->started);
-    if (!c->open)
-        return;
-    c->serving = 0;
-    c->requests++;
-    c->body.start = 0;
-    c->body.continued = 0;
-    if (c->out.flushing) {
-        /* the loop sends the rest first (flush_out), then finishes */
-        c->out.keepalive = keepalive;
-        c->deadline = kd_now() + l->write_timeout;
-        if (kd_watch_for(l, c, 1) != 0)
-            kd_conn_close(l, c);
-        return;
-    }
-    kd_finish_now(l, c, keepalive);
-}
-
-void kd_finish_now(kd_loop *l, kd_conn *c, int keepalive)
-{
-    if (c->body.fd >= 0) {
-        close(c->body.fd);
-        c->body.fd = -1;
-        c->body.in_file = 0;
-    }
-    /* a body the app left unread would be parsed as the next request */
-    if (!keepalive || l->draining || c->body.left > 0 ||
-        (c->body.chunked && !c->body.chunk.done)) {
-        kd_conn_close(l, c);
-        return;
-    }
-    if (c->in.pos < c->in.len) {
-        kd_enqueue(l, c);                /* pipelined request already here */
-        c->deadline = kd_now() + l->header_timeout;
-    } else {
-        c->in.pos = c->in.len = 0;
-        c->deadline = kd_now() + l->keepalive_timeout;
-        if (kd_watch(l, c) != 0)
-            kd_conn_close(l, c);
     }
 }

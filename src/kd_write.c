@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #endif
 #include "kd_conn_int.h"
+#include "kd_keepalive.h"
 
 #include <errno.h>
 #include <fcntl.h>
