@@ -6,6 +6,7 @@
  * descriptor numbers. I/O failures return undef with $! set; croak is kept
  * for caller bugs. The parts, by role:
  *   xs/timers.c, xs/loop.c   C helpers of the XS below (perl API)
+ *   xs/env.c, xs/logline.c   Kamado::Loop's %env and access-log lines
  *   xs/Loop.xsh              Kamado::Loop, the event loop and responses
  *   xs/Scoreboard.xsh        Kamado::Scoreboard
  *   xs/Process.xsh           Kamado: prctl, memory, request timers
@@ -70,6 +71,8 @@ static HV *counts_hv(pTHX_ const kd_sb_counts *c, unsigned npools)
 
 #include "xs/timers.c"
 #include "xs/loop.c"
+#include "xs/env.c"
+#include "xs/logline.c"
 
 MODULE = Kamado    PACKAGE = Kamado
 

@@ -9,7 +9,7 @@ use POSIX ();
 
 # --access-log: one line per request in an Apache LogFormat, checked and
 # compiled once by Apache::LogFormat::Compiler. Each worker's event loop
-# keeps the lines in a buffer of its own (xs/loop.c) and writes them with
+# keeps the lines in a buffer of its own (xs/logline.c) and writes them with
 # one write(2) when the buffer would pass PIPE_BUF (so a line never
 # tears, even on a pipe), when the oldest has waited a second, when the
 # worker idles, on USR1 and at exit; it makes the lines itself
