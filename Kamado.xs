@@ -7,7 +7,9 @@
  * for caller bugs. The parts, by role:
  *   xs/timers.c, xs/loop.c   C helpers of the XS below (perl API)
  *   xs/env.c, xs/logline.c   Kamado::Loop's %env and access-log lines
- *   xs/Loop.xsh              Kamado::Loop, the event loop and responses
+ *   xs/Loop.xsh              Kamado::Loop, the event loop
+ *   xs/LoopWrite.xsh         Kamado::Loop's responses
+ *   xs/LoopLog.xsh           Kamado::Loop's access-log records
  *   xs/Scoreboard.xsh        Kamado::Scoreboard
  *   xs/Process.xsh           Kamado: prctl, memory, request timers
  *   xs/CGI.xsh               Kamado::CGI::*, the CGI runner
@@ -79,6 +81,10 @@ MODULE = Kamado    PACKAGE = Kamado
 PROTOTYPES: DISABLE
 
 INCLUDE: xs/Loop.xsh
+
+INCLUDE: xs/LoopWrite.xsh
+
+INCLUDE: xs/LoopLog.xsh
 
 INCLUDE: xs/Scoreboard.xsh
 

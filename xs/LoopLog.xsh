@@ -1,0 +1,134 @@
+# Kamado::Loop: the access log's records: each request's response, the
+# requests the loop answered itself, and the buffered lines (xs/logline.c
+# makes them). Included by Kamado.xs.
+
+MODULE = Kamado    PACKAGE = Kamado::Loop
+
+PROTOTYPES: DISABLE
+
+bool
+access_log(Kamado::Loop self, int fd, SV *format)
+CODE:
+{
+    /* from now on keeps what the access log needs: each request's
+     * response (response_record), the requests the loop answers itself
+     * (take_answers), and a buffer of lines written to fd. True when
+     * format (a LogFormat string; undef for none) is made here
+     * (log_request), false when the lines are to come made (log_line). */
+    if (kd_loop_log_answers(self->loop) != 0)
+        croak("Can't keep the access log's records: %s", strerror(errno));
+    self->logging = 1;
+    self->log_fd = fd;
+    self->log_pid = getpid();
+    RETVAL = 0;
+    if (SvOK(format)) {
+        STRLEN len;
+        const char *p = SvPV(format, len);
+        if (!self->logfmt)
+            Newx(self->logfmt, 1, kd_logfmt);
+        RETVAL = kd_logfmt_compile(self->logfmt, p, len) == 0;
+        if (RETVAL)
+            log_hashes(aTHX_ self);
+    }
+    if (!RETVAL && self->logfmt) {
+        Safefree(self->logfmt);
+        self->logfmt = NULL;
+    }
+}
+OUTPUT:
+    RETVAL
+
+void
+log_request(Kamado::Loop self, HV *env)
+PPCODE:
+{
+    /* the line of the request just served, in the format access_log
+     * made, to the buffer */
+    size_t start = self->logbuf.len;
+    double now = kd_wall();
+    if (!self->logfmt)
+        croak("Kamado::Loop->log_request: no format (access_log)");
+    if (log_format(aTHX_ self, env, now) != 0)
+        self->logbuf.len = start;    /* no memory: this line is lost, not the others */
+    else
+        log_added(self, start, now);
+    XSRETURN_EMPTY;
+}
+
+void
+log_line(Kamado::Loop self, SV *line)
+PPCODE:
+{
+    /* a line made elsewhere (with its newline), to the buffer */
+    STRLEN len;
+    const char *p = SvPV(line, len);
+    size_t start = self->logbuf.len;
+    if (kd_lf_put(&self->logbuf, p, len) == 0)
+        log_added(self, start, kd_wall());
+    XSRETURN_EMPTY;
+}
+
+void
+log_flush(Kamado::Loop self, int fd = -1)
+PPCODE:
+{
+    /* writes what is buffered; then, given fd, writes to that from now
+     * on (USR1); false with $! set when a write failed since the last
+     * call */
+    int e;
+    log_write(self, self->logbuf.len);
+    if (fd >= 0)
+        self->log_fd = fd;
+    e = self->log_errno;
+    self->log_errno = 0;
+    if (e) {
+        errno = e;
+        XSRETURN_NO;
+    }
+    XSRETURN_YES;
+}
+
+void
+response_record(Kamado::Loop self)
+PPCODE:
+{
+    /* the request last served: (status, headers, body bytes sent, the
+     * time its head was complete, now); status 0 when no head went out */
+    EXTEND(SP, 5);
+    mPUSHi(self->resp_status);
+    PUSHs(self->resp_headers ? sv_2mortal(newRV_inc((SV *)self->resp_headers)) : &PL_sv_undef);
+    mPUSHi(self->resp_bytes);
+    mPUSHn(self->req_start);
+    mPUSHn(kd_wall());
+}
+
+void
+take_answers(Kamado::Loop self)
+PPCODE:
+{
+    /* the requests the loop answered itself since the last call, each
+     * [status, body bytes, listener index, remote addr, remote port,
+     * request line, time], and then the count of those it could not
+     * keep, when there were some */
+    kd_loop *l = self->loop;
+    int i;
+    EXTEND(SP, l->nanswers + 1);
+    for (i = 0; i < l->nanswers; i++) {
+        kd_answer *a = &l->answers[i];
+        AV *r = newAV();
+        av_extend(r, 6);
+        av_push(r, newSViv(a->status));
+        av_push(r, newSViv((IV)a->bytes));
+        av_push(r, newSViv(a->listener));
+        av_push(r, newSVpv(a->remote_addr, 0));
+        av_push(r, newSViv(a->remote_port));
+        av_push(r, newSVpvn(a->line, a->line_len));
+        av_push(r, newSVnv(a->time));
+        mPUSHs(newRV_noinc((SV *)r));
+    }
+    l->nanswers = 0;
+    if (l->answers_lost) {
+        mPUSHi(l->answers_lost);
+        l->answers_lost = 0;
+    }
+}
