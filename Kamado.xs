@@ -24,6 +24,7 @@
 #include "src/kd_head.c"
 #include "src/kd_proxy.c"
 #include "src/kd_util.c"
+#include "src/kd_fdpass.c"
 #include "src/kd_loop.c"
 #include "src/kd_intake.c"
 #include "src/kd_answer.c"

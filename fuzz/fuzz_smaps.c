@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../src/kd_fdpass.c"
 #include "../src/kd_scoreboard.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

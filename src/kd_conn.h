@@ -29,6 +29,7 @@
  * (finish, keep-alive, the sweep of deadlines, draining), kd_answer.c
  * (the loop's own error answers, their access-log records, the lingering
  * close), kd_pools.c (routing to other pools, hand-over, receiving),
+ * kd_fdpass.c (a message with a descriptor, for the hand-over),
  * kd_body.c (spooling and reading request bodies), kd_write.c (writes,
  * and the rests the loop sends for slow readers), kd_util.c (dates,
  * reasons, clocks, temporary files); kd_conn_int.h is what they share.

@@ -4,6 +4,7 @@
 #endif
 #include "kd_conn_int.h"
 #include "kd_intake.h"
+#include "kd_fdpass.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -69,9 +70,6 @@ static int hand_over(kd_loop *l, kd_conn *c, const kd_route *r)
 {
     kd_handoff h;
     struct iovec iov[2];
-    struct msghdr m;
-    union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } ctl;
-    struct cmsghdr *cm;
     ssize_t n;
 
     memset(&h, 0, sizeof h);
@@ -90,20 +88,7 @@ static int hand_over(kd_loop *l, kd_conn *c, const kd_route *r)
     iov[0].iov_len = sizeof h;
     iov[1].iov_base = c->in.buf + c->in.pos;
     iov[1].iov_len = c->in.len - c->in.pos;
-    memset(&m, 0, sizeof m);
-    memset(&ctl, 0, sizeof ctl);
-    m.msg_iov = iov;
-    m.msg_iovlen = 2;
-    m.msg_control = ctl.buf;
-    m.msg_controllen = sizeof ctl.buf;
-    cm = CMSG_FIRSTHDR(&m);
-    cm->cmsg_level = SOL_SOCKET;
-    cm->cmsg_type = SCM_RIGHTS;
-    cm->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(cm), &c->fd, sizeof(int));
-    do {
-        n = sendmsg(r->send_fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
-    } while (n < 0 && errno == EINTR);
+    n = kd_fdpass_send(r->send_fd, iov, 2, c->fd);
     if (n < 0)
         return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
     if (l->sb)
@@ -188,11 +173,8 @@ void kd_receive_one(kd_loop *l)
 {
     kd_handoff h;
     struct iovec iov[2];
-    struct msghdr m;
-    union { char buf[CMSG_SPACE(sizeof(int) * 4)]; struct cmsghdr align; } ctl;
-    struct cmsghdr *cm;
     ssize_t n;
-    int fd = -1;
+    int fd, flags;
     kd_conn *c;
     char *buf;
 
@@ -200,33 +182,12 @@ void kd_receive_one(kd_loop *l)
     iov[0].iov_len = sizeof h;
     iov[1].iov_base = l->spare;
     iov[1].iov_len = KD_BUF_SIZE;
-    memset(&m, 0, sizeof m);
-    m.msg_iov = iov;
-    m.msg_iovlen = 2;
-    m.msg_control = ctl.buf;
-    m.msg_controllen = sizeof ctl.buf;
-    do {
-        n = recvmsg(l->recv_fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-    } while (n < 0 && errno == EINTR);
+    n = kd_fdpass_recv(l->recv_fd, iov, 2, &fd, &flags);
     if (n < 0)
         return;                       /* another worker took it */
-    for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
-        size_t k, nfds;
-        if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-            continue;
-        nfds = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-        for (k = 0; k < nfds; k++) {
-            int x;
-            memcpy(&x, CMSG_DATA(cm) + k * sizeof(int), sizeof x);
-            if (fd < 0)
-                fd = x;
-            else
-                close(x);             /* never more than one: malformed */
-        }
-    }
     if (fd < 0)
         return;
-    if ((size_t)n < sizeof h || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+    if ((size_t)n < sizeof h || (flags & (MSG_TRUNC | MSG_CTRUNC)) ||
         h.magic != HANDOFF_MAGIC || h.listener < 0 || h.listener >= l->nlisteners ||
         h.requests < 0 || !memchr(h.remote_addr, '\0', sizeof h.remote_addr) ||
         !memchr(h.peer_addr, '\0', sizeof h.peer_addr)) {

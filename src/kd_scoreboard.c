@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #endif
 #include "kd_scoreboard.h"
+#include "kd_fdpass.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -338,9 +339,6 @@ int kd_sb_read_memory(kd_sb *sb, unsigned i, int pid)
 int kd_sb_send_fd(int sock, const char *msg, size_t len, int fd)
 {
     struct iovec iov;
-    struct msghdr m;
-    union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } ctl;
-    ssize_t n;
 
     if (len == 0 || len > 255) {
         errno = EINVAL;
@@ -348,33 +346,14 @@ int kd_sb_send_fd(int sock, const char *msg, size_t len, int fd)
     }
     iov.iov_base = (void *)msg;
     iov.iov_len = len;
-    memset(&m, 0, sizeof m);
-    m.msg_iov = &iov;
-    m.msg_iovlen = 1;
-    if (fd >= 0) {
-        struct cmsghdr *cm;
-        memset(&ctl, 0, sizeof ctl);
-        m.msg_control = ctl.buf;
-        m.msg_controllen = sizeof ctl.buf;
-        cm = CMSG_FIRSTHDR(&m);
-        cm->cmsg_level = SOL_SOCKET;
-        cm->cmsg_type = SCM_RIGHTS;
-        cm->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-    }
-    do {
-        n = sendmsg(sock, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
-    } while (n < 0 && errno == EINTR);
-    return n < 0 ? -1 : 0;
+    return kd_fdpass_send(sock, &iov, 1, fd) < 0 ? -1 : 0;
 }
 
 ssize_t kd_sb_recv_fd(int sock, char *buf, size_t cap, int *fd)
 {
     struct iovec iov;
-    struct msghdr m;
-    union { char buf[CMSG_SPACE(sizeof(int) * 4)]; struct cmsghdr align; } ctl;
-    struct cmsghdr *cm;
     ssize_t n;
+    int flags;
 
     *fd = -1;
     if (cap < 2) {
@@ -383,30 +362,9 @@ ssize_t kd_sb_recv_fd(int sock, char *buf, size_t cap, int *fd)
     }
     iov.iov_base = buf;
     iov.iov_len = cap - 1;
-    memset(&m, 0, sizeof m);
-    m.msg_iov = &iov;
-    m.msg_iovlen = 1;
-    m.msg_control = ctl.buf;
-    m.msg_controllen = sizeof ctl.buf;
-    do {
-        n = recvmsg(sock, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-    } while (n < 0 && errno == EINTR);
+    n = kd_fdpass_recv(sock, &iov, 1, fd, &flags);
     if (n < 0)
         return -1;
-    for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
-        size_t k, nfds;
-        if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-            continue;
-        nfds = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-        for (k = 0; k < nfds; k++) {
-            int x;
-            memcpy(&x, CMSG_DATA(cm) + k * sizeof(int), sizeof x);
-            if (*fd < 0)
-                *fd = x;
-            else
-                close(x);             /* never more than one */
-        }
-    }
     buf[n] = '\0';
     return n;
 }

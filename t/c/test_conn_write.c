@@ -14,6 +14,7 @@
 #include "../../src/kd_parser.c"
 #include "../../src/kd_head.c"
 #include "../../src/kd_proxy.c"
+#include "../../src/kd_fdpass.c"
 #include "../../src/kd_scoreboard.c"
 #include "../../src/kd_util.c"
 #include "../../src/kd_loop.c"

@@ -13,6 +13,7 @@
  * when a slot is cleared; memory from smaps_rollup; a board in a memfd
  * handed over a socket.
  */
+#include "../../src/kd_fdpass.c"
 #include "../../src/kd_scoreboard.c"
 
 #include <stdarg.h>
