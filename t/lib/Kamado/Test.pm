@@ -83,10 +83,12 @@ sub start_server {
         '--workers', $opt{workers} // 1, ($opt{args} // [])->@*, $file // ());
     my $pid = fork // die "Can't fork: $!";
     if ($pid == 0) {
+        # (kept to the exec: a handle that went would close a dup2'd fd 3)
+        my $fd3;
         if ($listen) {
             # dup2 onto itself keeps close-on-exec set, so clear it explicitly
             POSIX::dup2(fileno $listen, 3) // POSIX::_exit(111) if fileno $listen != 3;
-            open my $fd3, '+<&=', 3 or POSIX::_exit(111);
+            open $fd3, '+<&=', 3 or POSIX::_exit(111);
             fcntl $fd3, Fcntl::F_SETFD(), 0 or POSIX::_exit(111);
             $ENV{LISTEN_FDS} = 1;
             $ENV{LISTEN_PID} = $$;
