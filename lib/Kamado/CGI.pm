@@ -34,6 +34,11 @@ sub new {
     my $mode = $args{mode} // 'fork';
     grep { $_ eq $mode } @MODES or die "Kamado::CGI: unknown mode '$mode' (known: @MODES)\n";
     my $real = Cwd::realpath($root);
+    my $dbi = $args{persistent_dbi} // 1;
+    if ($dbi) {
+        require Kamado::DBI;
+        Kamado::DBI->enable(ping_interval => $args{dbi_ping_interval});
+    }
     # the in-process modes' overrides of exit, require and do apply to code
     # compiled after them: installed now when they are the default, before
     # any script (or a module one uses) compiles; else when a .kamado-cgi
@@ -51,6 +56,7 @@ sub new {
         timeout       => $args{timeout} // 300,     # seconds without output; Apache's Timeout
         mode_files    => Kamado::CGI::ModeFile->new(root => $real, modes => \@MODES),
         cache         => {},
+        dbi           => $dbi,
     }, $class;
 }
 
@@ -181,7 +187,17 @@ sub _run {
         Kamado::Log->error($entry->{error});
         return [500, ['Content-Type' => 'text/plain'], ["Internal Server Error\n"]];
     }
-    return $entry->{mode}->response($entry->{args}, $env);
+    my $res = $entry->{mode}->response($entry->{args}, $env);
+    _dbi_request_end($env) if $self->{dbi} && $INC{'DBI.pm'} && Kamado::DBI::in_use();
+    return $res;
+}
+
+# The kept DBI handles the request used are reset (Kamado::DBI) once the
+# response is sent, or now on a server without psgix.cleanup.
+sub _dbi_request_end {
+    my ($env) = @_;
+    return push $env->{'psgix.cleanup.handlers'}->@*, \&Kamado::DBI::end_request if $env->{'psgix.cleanup'};
+    Kamado::DBI::end_request();
 }
 
 # (env, path) -> the response for that path (one sub per directory, not
@@ -389,6 +405,24 @@ of that directory and those below it, or of some of its scripts
 
 A file with an error (an unknown mode, a line that is not C<mode>) makes
 the scripts it governs answer 500, with the file and line in the log.
+
+=head1 DATABASE HANDLES
+
+With C<persistent_dbi> (the default; C<kamado --no-persistent-dbi> turns
+it off), C<< DBI->connect >> in a script run by the registry or perlrun
+mode returns the worker's kept handle for the same data source, user,
+password and connection attributes, as under mod_perl with Apache::DBI:
+checked before reuse (C<dbi_ping_interval>, C<--dbi-ping-interval>),
+replaced when the server closed it, C<disconnect> a no-op. After the
+response is sent (C<psgix.cleanup>), whatever the request left is undone:
+open statements finished, the transaction rolled back, the handle's
+attributes and the server session reset (MariaDB/MySQL connection reset,
+PostgreSQL C<DISCARD ALL>; an SQLite handle is closed).
+L<Kamado::DBI/What is kept and what is reset> has the details. A handle is
+never shared across a fork. Exec mode starts a new perl per request: it
+cannot keep a handle. A module's C<END> block (DBI's, which disconnects
+every handle) runs when the worker ends, not after each run, as if the
+worker had loaded the module before any script.
 
 =head1 TIMEOUT
 

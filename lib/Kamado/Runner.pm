@@ -95,6 +95,7 @@ sub with_cgi {
     my @cgi = map {
         [$_->[0], Kamado::CGI->new(root => $_->[1], scripts => $_->[2], mode => $opt->{cgi_mode},
             pass_env => $opt->{cgi_env}, timeout => $opt->{cgi_timeout},
+            persistent_dbi => $opt->{persistent_dbi}, dbi_ping_interval => $opt->{dbi_ping_interval},
             extensions => [split /,/, $opt->{cgi_ext} // 'cgi,pl'])]
     } @$mounts;
     @$made = @cgi if $made;

@@ -78,9 +78,18 @@ sub compile {
     };
     my $endav = end_blocks();
     my $new = @$endav - $end;
-    # (perl puts END blocks first: the newest is run first)
-    $s->{end} = [map { \$endav->[$_] } 0 .. $new - 1];
-    splice @$endav, 0, $new;
+    # (perl puts END blocks first: the newest is run first) The script's
+    # END blocks, and those of modules of its own (under its directory, or
+    # found by a relative path), run at the end of each run; a module from
+    # the worker's library (DBI's, which disconnects every handle) keeps
+    # its END block for the end of the worker, as it would have loaded
+    # it before any script
+    my %module = map { $INC{$_} => 1 }
+        grep { /\.pm\z/ && defined $INC{$_} && !ref $INC{$_} && $INC{$_} =~ m{\A/} && index($INC{$_}, "$s->{dir}/") != 0 }
+        grep { !$inc_before{$_} } keys %INC;
+    my @own = grep { !$module{ B::svref_2object(\$endav->[$_])->FILE } } 0 .. $new - 1;
+    $s->{end} = [map { \$endav->[$_] } @own];
+    splice @$endav, $_, 1 for reverse @own;
     my %changed = Kamado::CGI::World::changed_signals($signals);
     $s->{sig} = { map { $_ => $SIG{$_} } keys %changed };
     $SIG{$_} = $changed{$_} for keys %changed;

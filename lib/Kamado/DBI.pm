@@ -1,0 +1,278 @@
+package Kamado::DBI;
+use 5.024;
+use strict;
+use warnings;
+
+use Time::HiRes ();
+use Kamado::DBI::Reset;
+
+# Persistent database handles, as Apache::DBI keeps them for mod_perl,
+# for code that calls DBI->connect on every request: DBI->connect with
+# the same data source, user, password and connection attributes returns
+# the handle this process made before, checked before reuse; disconnect
+# does nothing; and at the end of each request whatever the request left
+# on it is undone (Kamado::DBI::Reset). A handle belongs to the process
+# that made it: after a fork, the child makes its own.
+
+our $PING_INTERVAL = 5;    # seconds idle after which a handle is pinged
+our $REPORT;               # sub (entry) called when a handle is made (fork mode)
+
+my %cache;           # key -> entry { key, dbh, reset, fresh, last, dirty, args }
+my $owner = $$;      # the process the handles in %cache belong to
+our %LENT;           # keys of handles a fork mode zygote lends its child
+
+# DBI's own attributes that DBI->connect sets on the handle it returns
+# on every call: they do not make a connection of its own
+our %PER_CALL = map { $_ => 1 } qw(RaiseError RaiseWarn PrintError PrintWarn HandleError HandleSetErr
+    ShowErrorStatement FetchHashKeyName ChopBlanks LongReadLen LongTruncOk TaintIn TaintOut Taint Warn
+    Profile TraceLevel Callbacks Username InactiveDestroy AutoInactiveDestroy dbi_connect_method);
+
+# enable(ping_interval => SECONDS): DBI->connect goes through here from
+# now on (or once DBI is loaded).
+sub enable {
+    my ($class, %opt) = @_;
+    $PING_INTERVAL = $opt{ping_interval} if defined $opt{ping_interval};
+    require Kamado::DBI::Hook;
+    Kamado::DBI::Hook::install();
+}
+
+sub install {
+    no warnings 'once';
+    $DBI::connect_via = 'Kamado::DBI::connect';
+}
+
+# DBI's connect_via: called as a method of the driver handle DRH.
+sub connect {
+    my ($drh, $dsn, $user, $pass, $attr) = @_;
+    _adopt() if $owner != $$;
+    my $key = key($drh->{Name}, $dsn, $user, $pass, $attr);
+    my $now = Time::HiRes::time();
+    if (my $e = $cache{$key}) {
+        # (handed out earlier in this request: used as it is)
+        if ($e->{dbh}{Active} && ($e->{dirty} || _alive($e, $now))) {
+            $e->{dirty} = 1;
+            $e->{last} = $now;
+            return $e->{dbh};
+        }
+        _drop($e, 'found dead, connecting again');
+    }
+    my $dbh = $drh->connect($dsn, $user, $pass, $attr) or return undef;
+    my $e = { key => $key, dbh => $dbh, last => $now, dirty => 1, args => [$drh->{Name}, $dsn, $user, $pass, $attr] };
+    Kamado::DBI::Reset::connected($e);
+    $cache{$key} = $e;
+    $REPORT->($e) if $REPORT;
+    return $dbh;
+}
+
+# The cache key: the driver, the data source, the user and password and
+# the attributes that shape the connection (a reference by its type: a
+# new closure on each request is the same handle).
+sub key {
+    my ($driver, $dsn, $user, $pass, $attr) = @_;
+    return join "\0", $driver, $dsn // '', $user // '', $pass // '',
+        map { "$_=" . (ref $attr->{$_} ? ref $attr->{$_} : $attr->{$_} // '') } sort grep { !$PER_CALL{$_} } keys %$attr;
+}
+
+# Whether a handle not used in this request can be handed out: its
+# socket is quiet (a server that closed it, or is about to, has made it
+# readable: no round trip needed to see that) and, when it has been idle
+# for PING_INTERVAL seconds or more, it answers a ping.
+sub _alive {
+    my ($e, $now) = @_;
+    my $dbh = $e->{dbh};
+    my $ping = $now - $e->{last} >= $PING_INTERVAL;
+    if (!$ping) {
+        my $fd = $e->{reset}->socket($dbh);
+        if (defined $fd && $fd >= 0) {
+            vec(my $r = '', $fd, 1) = 1;
+            $ping = select($r, undef, undef, 0) != 0;
+        }
+    }
+    return 1 unless $ping;
+    return eval { local $dbh->{PrintError} = 0; local $dbh->{RaiseError} = 0; $dbh->ping } ? 1 : 0;
+}
+
+# end_request: the handles handed out since the last call are put back
+# as a new connection has them (Kamado::DBI::Reset); one that cannot be
+# is closed, and the next connect makes another.
+sub end_request {
+    _adopt() if $owner != $$;
+    my $now = Time::HiRes::time();
+    for my $e (grep { $_->{dirty} } values %cache) {
+        if (Kamado::DBI::Reset::request_end($e)) {
+            $e->{dirty} = 0;
+            $e->{last} = $now;
+        } else {
+            _drop($e, $e->{reset}->keeps ? 'could not be reset: closed' : '');
+        }
+    }
+}
+
+# Whether a handle was handed out since the last end_request.
+sub in_use { scalar grep { $_->{dirty} } values %cache }
+
+# The entries (for Kamado::DBI::Lend).
+sub entries { values %cache }
+
+# Closes every handle of this process (the end of a worker).
+sub disconnect_all {
+    _adopt() if $owner != $$;
+    _drop($_, '') for values %cache;
+}
+
+sub _drop {
+    my ($e, $why) = @_;
+    delete $cache{ $e->{key} };
+    delete $LENT{ $e->{key} };
+    my $dbh = $e->{dbh};
+    _log("$e->{args}[0] handle $why") if $why;
+    eval {
+        local $dbh->{PrintError} = 0;
+        local $dbh->{RaiseError} = 0;
+        $dbh->{Callbacks} = undef;
+        $dbh->disconnect if $dbh->{Active};
+    };
+}
+
+# After a fork: the parent's handles stay the parent's (AutoInactiveDestroy:
+# the child's copies never close them); only a handle lent to this child
+# by its zygote (Kamado::DBI::Lend) is kept.
+sub _adopt {
+    for my $e (values %cache) {
+        next if $LENT{ $e->{key} } && $LENT{ $e->{key} } == getppid();
+        $e->{dbh}{InactiveDestroy} = 1;
+        delete $cache{ $e->{key} };
+    }
+    %LENT = ();
+    $owner = $$;
+}
+
+sub _log {
+    require Kamado::Log;
+    Kamado::Log->info("Kamado::DBI: @_");
+}
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::DBI - database handles kept across requests, reset after each
+
+=head1 SYNOPSIS
+
+    # CGI scripts under kamado: on by default (--no-persistent-dbi: off)
+    kamado --cgi-bin cgi-bin --cgi-mode registry --dbi-ping-interval 5
+
+    # any code, with end_request called after each request
+    use Kamado::DBI;
+    Kamado::DBI->enable(ping_interval => 5);
+    ...
+    Kamado::DBI::end_request();
+
+=head1 DESCRIPTION
+
+Once enabled, C<< DBI->connect >> (and C<connect_cached>, which calls
+it) returns the handle the process made before for the same driver, data
+source, user, password and connection attributes, as L<Apache::DBI>
+does. DBI's own per-handle attributes (C<RaiseError>, C<PrintError>,
+C<HandleError>...) are not part of the key: C<< DBI->connect >> sets them
+on the handle it returns on every call, so scripts that differ only in
+them share a connection.
+
+=head2 Before a handle is handed out again
+
+A handle not yet used in the current request is checked first. A server
+that closed the connection (C<KILL>, a restart, C<wait_timeout>,
+C<pg_terminate_backend>) makes its socket readable, which is seen without
+a round trip; a handle idle for C<ping_interval> seconds or more
+(C<--dbi-ping-interval>, default 5) is also pinged. A handle that fails
+either is closed and a new connection made, so the request never sees
+the dead one.
+
+The default is not Apache::DBI's ping on every reuse: a connection the
+server closed is already seen for free, and the ping is left for a
+connection cut without a close (a firewall that dropped it, a host that
+vanished), which is rare and which a handle used within the last few
+seconds has not suffered. Under load the ping costs nothing; an idle
+worker pays one round trip. C<0> pings on every reuse, as Apache::DBI.
+
+=head2 What is kept and what is reset
+
+Kept, from one request to the next: the connection itself (the server
+session: its login, its database), and the driver's handle.
+C<< $dbh->disconnect >> does nothing (a DBI callback).
+
+Reset at the end of every request in which the handle was handed out
+(L<Kamado::DBI::Reset>): statement handles still active are finished and
+C<prepare_cached>'s statements dropped; a transaction left open is rolled
+back (C<begin_work>, C<AutoCommit> off, or a C<BEGIN> sent as SQL); the
+handle's attributes (C<AutoCommit>, C<RaiseError>, C<PrintError>,
+C<HandleError>, C<FetchHashKeyName>, C<LongReadLen>... and the driver's
+own, such as C<mariadb_auto_reconnect> or C<pg_server_prepare>) are put
+back as a new connection had them; and the server session is made new:
+
+=over
+
+=item MariaDB and MySQL (DBD::MariaDB, DBD::mysql)
+
+The server's connection reset (C<COM_RESET_CONNECTION>, MariaDB 10.2.4
+and MySQL 5.7.3 on): user variables, session variables (C<time_zone>,
+C<sql_mode>...), temporary tables, C<GET_LOCK> locks, table locks and
+prepared statements go, C<LAST_INSERT_ID> is cleared; then the database
+of the connection is chosen again (C<USE> in a request does not last) and
+C<autocommit> set as the handle has it. Neither driver offers the reset
+as a method, so it is sent as the protocol's one-byte command on the
+driver's socket while the connection is idle; where that cannot be done
+(a TLS or compressed connection, a server that refuses it) the
+connection is closed and the next request makes a new one.
+
+=item PostgreSQL (DBD::Pg)
+
+C<DISCARD ALL>: session settings (C<search_path>, C<TimeZone>...,
+back to what the connection started with), temporary tables, advisory
+locks, C<LISTEN>, prepared statements and cursors go.
+
+=item Other drivers (SQLite among them)
+
+Nothing tells what a request may have changed on the connection (for
+SQLite: C<PRAGMA>s, C<ATTACH>, temporary tables, functions and hooks
+registered on the handle), so the handle is kept for the rest of the
+request only, and closed at its end (an SQLite open costs little).
+
+=back
+
+=head2 Processes
+
+A handle belongs to the process that connected it. Every handle is made
+with C<AutoInactiveDestroy>, so a child forked by a script or by the
+server never closes its parent's connection when its copy goes, and the
+child that calls C<< DBI->connect >> gets a connection of its own. The
+one exception is fork mode's lending (L<Kamado::DBI::Lend>).
+
+=head1 FUNCTIONS
+
+=over
+
+=item enable(ping_interval => SECONDS)
+
+Routes C<< DBI->connect >> here (DBI's C<connect_via>), now or once DBI
+is loaded (L<Kamado::DBI::Hook>).
+
+=item end_request
+
+Resets the handles handed out since the last call. Kamado calls it after
+each CGI request in the registry and perlrun modes, and through
+C<psgix.cleanup> for PSGI apps (L<Plack::Middleware::Kamado::DBI>).
+
+=item disconnect_all
+
+Closes this process's handles.
+
+=back
+
+=head1 SEE ALSO
+
+L<Apache::DBI>, L<Kamado::DBI::Reset>, L<DBI/connect_cached>.
+
+=cut

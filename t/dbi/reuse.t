@@ -1,0 +1,52 @@
+# Persistent handles (Kamado::DBI) for unmodified CGI scripts, through the
+# kamado command line, against real MariaDB and PostgreSQL servers: a
+# script that connects on every request gets the worker's connection
+# again (the server's connection id is the same), disconnect does not
+# close it; a connection the server killed between two requests, or a
+# server restarted, is replaced on the next request, which succeeds,
+# without a worker restart; --no-persistent-dbi connects per request.
+use strict;
+use warnings;
+use lib 't/lib';
+use Test::More;
+use Kamado::Test::MariaDB;
+use Kamado::Test::Pg;
+use Kamado::Test::DBICGI qw(serve sql);
+
+for my $class (qw(Kamado::Test::MariaDB Kamado::Test::Pg)) {
+    my $db = $class->start;
+    for my $mode (qw(registry perlrun)) {
+        subtest "$class, $mode" => sub {
+            my $server = serve($db, mode => $mode);
+            my $first = sql($server, { disconnect => 1 }, 'SELECT 1');
+            is $first->{status}, 200, 'a script that connects and disconnects' or diag $server->log;
+            my $again = sql($server, {}, 'SELECT 1');
+            is $again->{id}, $first->{id}, 'the next request gets the same server connection';
+            is $again->{pid}, $first->{pid}, '(the same worker)';
+            is_deeply [$db->connections], [$first->{id}], 'one connection open, kept between requests';
+
+            $db->kill_connection($first->{id});
+            my $after_kill = sql($server, {}, 'SELECT 1');
+            is $after_kill->{status}, 200, 'the server killed it: the next request still succeeds' or diag $server->log;
+            isnt $after_kill->{id}, $first->{id}, 'on a new connection';
+            is $after_kill->{pid}, $first->{pid}, 'in the same worker';
+
+            $db->restart;
+            my $after_restart = sql($server, {}, 'SELECT 1');
+            is $after_restart->{status}, 200, 'the database restarted: the next request succeeds';
+            is $after_restart->{pid}, $first->{pid}, 'without a worker restart';
+            is_deeply [$db->connections], [$after_restart->{id}], 'on the one new connection';
+            like $server->log, qr/Kamado::DBI: \w+ handle found dead, connecting again/, 'the replacement is logged';
+            $server->stop;
+        };
+    }
+    subtest "$class, --no-persistent-dbi" => sub {
+        my $server = serve($db, mode => 'registry', args => ['--no-persistent-dbi']);
+        my @ids = map { sql($server, { disconnect => 1 }, 'SELECT 1')->{id} } 1 .. 3;
+        is scalar(keys %{{ map { $_ => 1 } @ids }}), 3, 'a new connection on every request';
+        is_deeply [$db->connections], [], 'each closed by the script';
+        $server->stop;
+    };
+}
+
+done_testing;

@@ -1,0 +1,63 @@
+package Kamado::Test::DBICGI;
+use 5.024;
+use strict;
+use warnings;
+
+# Kamado serving t/dbi/cgi/ (sql.cgi: connects on each request, runs the
+# SQL of its query string) against a test database, for the t/dbi tests.
+#
+#   my $server = serve($db, mode => 'registry', workers => 1, args => [...]);
+#   my $r = sql($server, {ac => 0}, 'SELECT 1');   # { status, id, pid, rows => [...] }
+
+use Exporter 'import';
+use Kamado::Test qw(start_server raw_request);
+use Kamado::Test::HTTP ();
+
+our @EXPORT_OK = qw(serve sql id_sql sqlite_db);
+
+my $DIR = File::Spec->rel2abs('t/dbi/cgi');
+
+# The SQL that names the server connection, per driver.
+sub id_sql {
+    my ($db) = @_;
+    return ref($db) =~ /Pg/ ? 'SELECT pg_backend_pid()' : ref($db) =~ /MariaDB/ ? 'SELECT CONNECTION_ID()' : 'SELECT 0';
+}
+
+# An SQLite database file standing in for a server (dsn, user, password).
+sub sqlite_db {
+    my ($file) = @_;
+    return bless { dsn => "DBI:SQLite:dbname=$file" }, 'Kamado::Test::DBICGI::SQLite';
+}
+sub Kamado::Test::DBICGI::SQLite::dsn      { $_[0]{dsn} }
+sub Kamado::Test::DBICGI::SQLite::user     { '' }
+sub Kamado::Test::DBICGI::SQLite::password { '' }
+
+sub serve {
+    my ($db, %opt) = @_;
+    return start_server(no_app => 1, workers => $opt{workers} // 1, args => [
+        '--cgi-bin', $DIR, '--cgi-mode', $opt{mode} // 'registry',
+        '--cgi-env', 'KT_DSN=' . $db->dsn, '--cgi-env', 'KT_USER=' . $db->user,
+        '--cgi-env', 'KT_PASS=' . $db->password, '--cgi-env', 'KT_ID_SQL=' . id_sql($db),
+        ($opt{args} // [])->@*]);
+}
+
+sub sql {
+    my ($server, $opt, @sql) = @_;
+    my $query = join '&', (map { "$_=$opt->{$_}" } sort keys %$opt), map { 'q=' . _escape($_) } @sql;
+    my $raw = raw_request($server, "GET /cgi-bin/sql.cgi?$query HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 30);
+    my $res = Kamado::Test::HTTP::parse_response($raw) // { status => 0, body => '' };
+    my ($head, @rows) = split /\n/, $res->{body} // '';
+    my ($id, $pid) = ($head // '') =~ /\Aid=(\S+) pid=(\d+)\z/;
+    return { status => $res->{status}, id => $id, pid => $pid, rows => \@rows, body => $res->{body} };
+}
+
+sub _escape { $_[0] =~ s/([^A-Za-z0-9_.-])/sprintf '%%%02X', ord $1/ger }
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::Test::DBICGI - a CGI script using DBI under Kamado, for t/dbi
+
+=cut
