@@ -57,6 +57,7 @@ sub new {
         mode_files    => Kamado::CGI::ModeFile->new(root => $real, modes => \@MODES),
         cache         => {},
         dbi           => $dbi,
+        dbi_ping      => $args{dbi_ping_interval} // 5,
     }, $class;
 }
 
@@ -176,7 +177,8 @@ sub _script {
     # in-process modes put the CGI variables in %ENV straight from the
     # script's fixed part and the PSGI env, no hash between)
     my $args = $mode && { mode => $mode->NAME, script => \%script, fixed => $cgi_env,
-        timeout => $self->{timeout}, redirect => $self->_redirect };
+        timeout => $self->{timeout}, redirect => $self->_redirect,
+        dbi => $self->{dbi} ? $self->{dbi_ping} : undef };
     return { file => $file, mode => $mode, args => $args, error => $error, mode_files => $mode_files,
         mode_key => $mode_key };
 }
@@ -410,7 +412,8 @@ the scripts it governs answer 500, with the file and line in the log.
 
 With C<persistent_dbi> (the default; C<kamado --no-persistent-dbi> turns
 it off), C<< DBI->connect >> in a script run by the registry or perlrun
-mode returns the worker's kept handle for the same data source, user,
+mode returns the worker's kept handle (in fork mode, the zygote's, lent
+to each child in turn: L<Kamado::DBI::Lend>) for the same data source, user,
 password and connection attributes, as under mod_perl with Apache::DBI:
 checked before reuse (C<dbi_ping_interval>, C<--dbi-ping-interval>),
 replaced when the server closed it, C<disconnect> a no-op. After the

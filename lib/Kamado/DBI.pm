@@ -14,12 +14,14 @@ use Kamado::DBI::Reset;
 # on it is undone (Kamado::DBI::Reset). A handle belongs to the process
 # that made it: after a fork, the child makes its own.
 
-our $PING_INTERVAL = 5;    # seconds idle after which a handle is pinged
+our $PING_INTERVAL;        # seconds idle after which a handle is pinged
+$PING_INTERVAL //= 5;      # (fork mode's zygote sets it before this loads)
 our $REPORT;               # sub (entry) called when a handle is made (fork mode)
 
 my %cache;           # key -> entry { key, dbh, reset, fresh, last, dirty, args }
 my $owner = $$;      # the process the handles in %cache belong to
-our %LENT;           # keys of handles a fork mode zygote lends its child
+our %LENT;           # key -> pid of the zygote lending the handle to its next child
+my %borrowed;        # in such a child: the keys it borrowed
 
 # DBI's own attributes that DBI->connect sets on the handle it returns
 # on every call: they do not make a connection of its own
@@ -37,8 +39,16 @@ sub enable {
 }
 
 sub install {
-    no warnings 'once';
+    no warnings qw(once redefine);
     $DBI::connect_via = 'Kamado::DBI::connect';
+    # DBI's END block disconnects every handle of every driver: in a child
+    # borrowing its zygote's connections (fork mode) that would close them
+    my $all = \&DBI::disconnect_all;
+    *DBI::disconnect_all = sub {
+        _adopt() if $owner != $$;
+        return if %borrowed;
+        goto &$all;
+    };
 }
 
 # DBI's connect_via: called as a method of the driver handle DRH.
@@ -138,13 +148,68 @@ sub _drop {
 # the child's copies never close them); only a handle lent to this child
 # by its zygote (Kamado::DBI::Lend) is kept.
 sub _adopt {
+    %borrowed = ();
     for my $e (values %cache) {
-        next if $LENT{ $e->{key} } && $LENT{ $e->{key} } == getppid();
+        if ($LENT{ $e->{key} } && $LENT{ $e->{key} } == getppid()) {
+            $borrowed{ $e->{key} } = 1;
+            next;
+        }
         $e->{dbh}{InactiveDestroy} = 1;
         delete $cache{ $e->{key} };
     }
     %LENT = ();
     $owner = $$;
+}
+
+# Fork mode (Kamado::DBI::Lend). In the zygote: the handles it may lend
+# (clean, of a driver with a reset, not TLS: the stream's state would be
+# the child's alone).
+sub lendable {
+    return grep { !$_->{dirty} && !$_->{tls} && $_->{reset}->keeps && $_->{dbh}{Active} } values %cache;
+}
+
+# In the zygote, once a child that borrowed KEYS has exited: CLEAN (it
+# ran its END blocks and was not killed) means each connection is between
+# two commands and is reset here as after a request; else each may be in
+# the middle of a reply, and is abandoned.
+sub returned {
+    my ($clean, @keys) = @_;
+    for my $key (@keys) {
+        my $e = $cache{$key} or next;
+        if ($clean) {
+            $e->{dirty} = 1;
+        } else {
+            abandon($key, 'left by a fork mode child that did not end cleanly: connecting again');
+        }
+    }
+    end_request();
+}
+
+# In the zygote: a lent handle that did not come back ready is thrown
+# away without a word on its connection (a child may have left it in the
+# middle of a reply), and connected again.
+sub abandon {
+    my ($key, $why) = @_;
+    my $e = delete $cache{$key} or return;
+    my $fd = $e->{reset}->socket($e->{dbh});
+    $e->{dbh}{InactiveDestroy} = 1;
+    # (a handle opened on the descriptor, closed: the descriptor closes)
+    if (defined $fd && $fd >= 0 && open my $fh, '+<&=', $fd) { close $fh }
+    _log("$e->{args}[0] handle $why");
+    connect_lendable($e->{args}->@*);
+}
+
+# In the zygote: a connection for its children to borrow (DRIVER, DSN,
+# USER, PASS, ATTR as a child's DBI->connect made them), unless it has one.
+sub connect_lendable {
+    my ($driver, $dsn, $user, $pass, $attr) = @_;
+    return if $cache{ key($driver, $dsn, $user, $pass, $attr) };
+    eval {
+        my $drh = DBI->install_driver($driver);
+        Kamado::DBI::connect($drh, $dsn, $user, $pass, $attr) or die($DBI::errstr // "connect failed\n");
+        end_request();
+        1;
+    } or _log("$driver: could not connect for fork mode's children: $@");
 }
 
 sub _log {
@@ -247,8 +312,17 @@ request only, and closed at its end (an SQLite open costs little).
 A handle belongs to the process that connected it. Every handle is made
 with C<AutoInactiveDestroy>, so a child forked by a script or by the
 server never closes its parent's connection when its copy goes, and the
-child that calls C<< DBI->connect >> gets a connection of its own. The
-one exception is fork mode's lending (L<Kamado::DBI::Lend>).
+child that calls C<< DBI->connect >> gets a connection of its own.
+
+The one exception is fork mode (L<Kamado::DBI::Lend>): the zygote that
+forks a script's children loads the drivers they used and holds the
+connections, and lends them to one child at a time. When the child has
+exited, the zygote resets them as above if the child ended cleanly (its
+END blocks ran, no signal killed it), and otherwise closes them unused
+(a child killed mid-query leaves a reply half read) and connects again.
+A connection made over TLS is not lent (the stream's state would be the
+child's alone); nor is one whose connection attributes hold references.
+Exec mode runs a new perl for every request and keeps nothing.
 
 =head1 FUNCTIONS
 

@@ -67,7 +67,7 @@ our @TABLE = (
     ['cgi-ext',                '=s',  'cgi,pl', 'comma list of the file extensions that are CGI scripts under --cgi-docroot (any case); under --cgi-bin, where every file is a script, those perl runs without a #! line'],
     ['preload-cgi',            '!',   0,      'make the CGI scripts ready before the workers serve: registry and perlrun scripts compiled before the workers fork, fork mode\'s zygotes started by each worker before it accepts'],
     ['cgi-mode',               '=s',  'fork', 'how CGI scripts run: fork (compiled once, a fork per request), exec (a new perl per request, as mod_cgi), registry (compiled once, run in the worker) or perlrun (compiled per request, in the worker); .kamado-cgi files override it per directory or script'],
-    ['persistent-dbi',         '!',   1,      'CGI scripts in the registry and perlrun modes keep their DBI handles across requests (Kamado::DBI): DBI->connect gives the worker\'s handle, reset after each request'],
+    ['persistent-dbi',         '!',   1,      'CGI scripts in the registry, perlrun and fork modes keep their DBI handles across requests (Kamado::DBI): DBI->connect gives the worker\'s (in fork mode the zygote\'s) handle, reset after each request'],
     ['dbi-ping-interval',      '=f',  5,      'seconds a kept DBI handle may sit idle before it is pinged before reuse; 0 pings on every reuse', [0, 86400]],
     ['app|a',                  '=s',  undef,  'the PSGI file (or give it as the last argument)'],
     ['env|E',                  '=s',  'deployment', 'PLACK_ENV for the app'],

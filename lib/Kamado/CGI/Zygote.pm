@@ -21,10 +21,19 @@ use strict;
 # umask, open handles) outlives it.
 
 my $socket_fd;
+my $dbi;    # fork mode's kept database handles (Kamado::DBI::Lend)
 
+# import(FD, DBI_PING_INTERVAL): the second, when given, turns on the
+# database handles lent to each child (before the script compiles, so
+# that its `use DBI` goes through Kamado::DBI)
 sub import {
-    my ($class, $fd) = @_;
+    my ($class, $fd, $ping) = @_;
     $socket_fd = $fd;
+    if (defined $ping && length $ping) {
+        require Kamado::DBI::Lend;
+        Kamado::DBI::Lend::init($ping);
+        $dbi = 1;
+    }
 }
 
 INIT { _serve() if defined $socket_fd }
@@ -56,7 +65,9 @@ sub _serve {
     # own disposition when it leaves this sub (only what the zygote changed
     # is undone: a handler the script set in a BEGIN block stays, as under
     # CGI, and resetting all of %SIG cost ~270 syscalls a request)
-    local $SIG{CHLD} = 'IGNORE';
+    # (with lent database handles the zygote reaps them itself: how a
+    # child ended tells whether its borrowed connections can be lent again)
+    local $SIG{CHLD} = $dbi ? 'DEFAULT' : 'IGNORE';
     # compiled: say so, with the files the script loaded, so that the
     # worker compiles it again when one of its own changes
     # (Kamado::CGI::Mode::Fork::_private_files picks them)
@@ -68,6 +79,7 @@ sub _serve {
         my ($env, @fds) = recv_with_fds($socket_fd) or last;
         last if @fds < 2;
         my $body = @fds > 2;
+        my $lend = $dbi ? Kamado::DBI::Lend::before_fork() : undef;
         my $pid = fork;
         if (!defined $pid) {
             _close_fds(@fds);
@@ -76,11 +88,13 @@ sub _serve {
         }
         if ($pid) {
             _close_fds(@fds);
+            Kamado::DBI::Lend::parent($lend, $pid) if $lend;
             syswrite $sock, "$pid\n";
             next;
         }
         # the child: becomes the CGI process
         close $sock;
+        Kamado::DBI::Lend::child($lend) if $lend;
         _become_child($body ? $fds[2] : fileno $null, @fds[0, 1]);
         close $null;
         # (NAME, VALUE, ... joined by NULs: no NUL is in an environment)

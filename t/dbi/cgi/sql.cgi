@@ -4,7 +4,8 @@
 # statements of its query string (q=...), one output line per row.
 # ac=0: connect with AutoCommit off; begin=1: begin_work first;
 # set=NAME:VALUE: a handle attribute set after connecting; disconnect=1;
-# fork=1: a child connects too and says which connection it got.
+# fork=1: a child connects too and says which connection it got; ppid=1:
+# the parent process is named too.
 use strict;
 use warnings;
 use DBI;
@@ -20,7 +21,7 @@ my $dbh = DBI->connect($ENV{KT_DSN}, $ENV{KT_USER}, $ENV{KT_PASS},
     { RaiseError => 1, PrintError => 0, AutoCommit => $opt{ac} // 1 });
 my ($id) = $dbh->selectrow_array($ENV{KT_ID_SQL});
 print "Content-Type: text/plain\n\n";
-print "id=$id pid=$$\n";
+print "id=$id pid=$$", ($opt{ppid} ? ' ppid=' . getppid() : ''), "\n";
 if ($opt{set}) {
     my ($name, $value) = split /:/, $opt{set}, 2;
     $dbh->{$name} = $value;

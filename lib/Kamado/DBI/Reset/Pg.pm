@@ -8,7 +8,12 @@ use warnings;
 # locks, LISTENs, prepared statements or cursors). It cannot run inside a
 # transaction: a BEGIN the request sent as SQL is rolled back first.
 
-sub connected  { 1 }
+# (a TLS stream cannot be lent across fork: Kamado::DBI::Lend)
+sub connected {
+    my ($class, $e) = @_;
+    $e->{tls} = eval { $e->{dbh}->selectrow_array('SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()') } // 1;
+    return 1;
+}
 sub socket     { $_[1]{pg_socket} }
 sub attributes { qw(pg_server_prepare pg_enable_utf8 pg_placeholder_dollaronly pg_placeholder_nocolons
     pg_bool_tf pg_errorlevel pg_expand_array) }

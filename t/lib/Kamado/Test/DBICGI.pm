@@ -47,8 +47,8 @@ sub sql {
     my $raw = raw_request($server, "GET /cgi-bin/sql.cgi?$query HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 30);
     my $res = Kamado::Test::HTTP::parse_response($raw) // { status => 0, body => '' };
     my ($head, @rows) = split /\n/, $res->{body} // '';
-    my ($id, $pid) = ($head // '') =~ /\Aid=(\S+) pid=(\d+)\z/;
-    return { status => $res->{status}, id => $id, pid => $pid, rows => \@rows, body => $res->{body} };
+    my ($id, $pid, $ppid) = ($head // '') =~ /\Aid=(\S+) pid=(\d+)(?: ppid=(\d+))?\z/;
+    return { status => $res->{status}, id => $id, pid => $pid, ppid => $ppid, rows => \@rows, body => $res->{body} };
 }
 
 sub _escape { $_[0] =~ s/([^A-Za-z0-9_.-])/sprintf '%%%02X', ord $1/ger }

@@ -1,0 +1,178 @@
+package Kamado::DBI::Lend;
+use 5.024;
+use strict;
+# (no `use warnings`: loaded into fork mode's zygote before the script,
+# which must stay small; see Kamado::CGI::Zygote)
+
+# Fork mode's kept database handles. A zygote (Kamado::CGI::Zygote) runs
+# its children one after another; the connections live in the zygote
+# and each child in turn borrows them:
+#
+# - before a fork, the zygote marks its clean handles as lent (when no
+#   earlier child still holds them); the child keeps them (Kamado::DBI
+#   drops every other handle it inherits) and DBI->connect hands them out;
+# - at its end (this module's END block, after the script's own) the
+#   child reports on a pipe: "new ARGS" for each connection it made
+#   itself, "driver NAME" for each driver it loaded, then "end";
+# - on the next request the zygote reaps the child and reads its report.
+#   A child that ran its END blocks and exited (not killed by a signal)
+#   left its borrowed connections between two commands: the zygote
+#   resets them (Kamado::DBI::Reset: the transaction, the server session)
+#   and lends them again. Otherwise (killed mid-query, exec, _exit) a
+#   borrowed connection may be in the middle of a reply: the zygote
+#   closes its socket without a word on it and connects again. The
+#   drivers are loaded and the new connections made in the zygote, so
+#   that the next child borrows them.
+#
+# While a child that borrowed has not exited, the next child borrows
+# nothing (it connects on its own): a connection is never used by two
+# processes at once.
+
+use constant WNOHANG => 1;      # (Linux and the BSDs; the zygote loads no POSIX)
+use constant EXIT_WAIT => 0.05; # seconds a child that reported its end may take to exit
+
+my @loans;       # { pid, fh, keys => [..], buf }: children not yet reaped
+my %exited;      # pid -> wait status, of children reaped
+my $report;      # in a child: the pipe to its zygote
+my $child_pid;   # in a child: its pid (a grandchild reports nothing)
+my (@new, %drivers);
+
+# init(PING_INTERVAL): in the zygote, before the script compiles.
+sub init {
+    my ($interval) = @_;
+    $Kamado::DBI::PING_INTERVAL = $interval;
+    $Kamado::DBI::REPORT = \&_note_new;
+    require Kamado::DBI::Hook;
+    Kamado::DBI::Hook::install();
+}
+
+# In the zygote, before a fork: what earlier children did is acted on;
+# returns the pipe for the next child's report, having marked what it may
+# borrow.
+sub before_fork {
+    _settle();
+    pipe(my $r, my $w) or return undef;
+    %Kamado::DBI::LENT = ();
+    if ($INC{'Kamado/DBI.pm'} && !grep { $_->{keys}->@* } @loans) {
+        $Kamado::DBI::LENT{ $_->{key} } = $$ for Kamado::DBI::lendable();
+    }
+    return [$r, $w];
+}
+
+sub parent {
+    my ($pipe, $pid) = @_;
+    close $pipe->[1];
+    push @loans, { pid => $pid, fh => $pipe->[0], keys => [keys %Kamado::DBI::LENT], buf => '' };
+    %Kamado::DBI::LENT = ();
+}
+
+sub child {
+    my ($pipe) = @_;
+    close $pipe->[0];
+    close $_->{fh} for @loans;
+    @loans = ();
+    %exited = ();
+    $report = $pipe->[1];
+    $child_pid = $$;
+    @new = ();
+    %drivers = ();
+}
+
+# (Kamado::DBI's REPORT: a connection made in the child, for the zygote
+# to make its own)
+sub _note_new {
+    my ($e) = @_;
+    $drivers{ $e->{args}[0] } = 1;
+    return unless $report && $e->{reset}->keeps && !$e->{tls};
+    my ($driver, $dsn, $user, $pass, $attr) = $e->{args}->@*;
+    # (an attribute that is a reference cannot be sent: not lent)
+    return if grep { ref $attr->{$_} && !$Kamado::DBI::PER_CALL{$_} } keys %$attr;
+    my %plain = map { ref $attr->{$_} ? () : ($_ => $attr->{$_} // '') } keys %$attr;
+    push @new, join "\t", map { unpack 'H*', $_ // '' } $driver, $dsn, $user, $pass, %plain;
+}
+
+END { _child_end() if $report && $child_pid == $$ }
+
+sub _child_end {
+    my @lines = ((map { "new\t$_" } @new), (map { "driver\t" . unpack('H*', $_) } sort keys %drivers), 'end');
+    syswrite $report, join('', map { "$_\n" } @lines);
+    close $report;
+    undef $report;
+}
+
+# Reaps the children that exited and acts on what each said.
+sub _settle {
+    while ((my $pid = waitpid(-1, WNOHANG)) > 0) { $exited{$pid} = $? }
+    my @open;
+    for my $loan (@loans) {
+        _read($loan);
+        # (said its end: about to exit)
+        if (!exists $exited{ $loan->{pid} } && $loan->{buf} =~ /^end$/m) {
+            for (1 .. EXIT_WAIT / 0.001) {
+                my $got = waitpid $loan->{pid}, WNOHANG;
+                if ($got > 0) { $exited{$got} = $?; last }
+                last if $got < 0;
+                select undef, undef, undef, 0.001;
+            }
+        }
+        if (!exists $exited{ $loan->{pid} }) {
+            push @open, $loan;
+            next;
+        }
+        _read($loan);
+        close $loan->{fh};
+        _ended($loan, delete $exited{ $loan->{pid} });
+    }
+    @loans = @open;
+}
+
+sub _read {
+    my ($loan) = @_;
+    vec(my $rin = '', fileno $loan->{fh}, 1) = 1;
+    while (select(my $r = $rin, undef, undef, 0) > 0) {
+        sysread($loan->{fh}, $loan->{buf}, 65536, length $loan->{buf}) or last;
+    }
+}
+
+sub _ended {
+    my ($loan, $status) = @_;
+    my (@new_args, @driver);
+    my $clean = ($status & 127) == 0 && $loan->{buf} =~ /^end$/m;
+    for (split /\n/, $loan->{buf}) {
+        my ($word, @f) = split /\t/;
+        # (from a child of the script, whose code could write anything: untainted, checked)
+        @f = map { /\A([0-9a-f]*)\z/ ? pack('H*', $1) : '' } @f;
+        push @new_args, \@f if $word eq 'new';
+        push @driver, $1 if $word eq 'driver' && $f[0] =~ /\A(\w+)\z/;
+    }
+    return unless $loan->{keys}->@* || @driver || @new_args;
+    require DBI;
+    Kamado::DBI::returned($clean, $loan->{keys}->@*);
+    eval { DBI->install_driver($_) } for @driver;
+    for my $args (@new_args) {
+        my ($driver, $dsn, $user, $pass, %attr) = @$args;
+        Kamado::DBI::connect_lendable($driver, $dsn, $user, $pass, \%attr);
+    }
+}
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::DBI::Lend - fork mode: the zygote's database connections lent to each child in turn
+
+=head1 SYNOPSIS
+
+    # in the zygote (Kamado::CGI::Zygote), before the script compiles
+    Kamado::DBI::Lend::init($ping_interval);
+    # around each fork
+    my $pipe = Kamado::DBI::Lend::before_fork();
+    my $pid = fork;
+    $pid ? Kamado::DBI::Lend::parent($pipe, $pid) : Kamado::DBI::Lend::child($pipe);
+
+=head1 DESCRIPTION
+
+See the comment at the top of the source, and L<Kamado::DBI>.
+
+=cut
