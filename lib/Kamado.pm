@@ -80,6 +80,18 @@ response (see L</RESPONSE FRAMING> for the status and fields), gets a
 C<500> with a generic body; the error and the request line
 go to the error log (L<Kamado::Log>), with the request's id.
 
+=head1 DATABASE HANDLES
+
+Kamado keeps DBI connections warm, as Apache::DBI does under mod_perl:
+C<< DBI->connect >> returns the worker's kept handle, checked before
+reuse, and after each request whatever the request left on it (a
+transaction, attributes, the server session) is undone, after the
+response has been sent. CGI scripts get it by default in the registry,
+perlrun and fork modes (C<--no-persistent-dbi> turns it off;
+L<Kamado::CGI/DATABASE HANDLES>); a PSGI app asks for it with
+C<enable 'Kamado::DBI'> (L<Plack::Middleware::Kamado::DBI>).
+L<Kamado::DBI> says exactly what is kept and what is reset.
+
 =head1 HTTP
 
 HTTP/1.0 and 1.1, keep-alive (HTTP/1.0 with C<Connection: keep-alive>, as
