@@ -68,8 +68,9 @@ sub session {
 sub _write {
     my ($fd, $bytes) = @_;
     while (length $bytes) {
+        # (POSIX's calls say 0 as "0 but true": compared, not tested)
         my $n = POSIX::write($fd, $bytes, length $bytes);
-        return 0 unless $n;
+        return 0 unless defined $n && $n > 0;
         substr $bytes, 0, $n, '';
     }
     return 1;
@@ -89,7 +90,7 @@ sub _read_exactly {
         vec(my $r = '', $fd, 1) = 1;
         select($r, undef, undef, TIMEOUT) > 0 or return undef;
         my $n = POSIX::read($fd, my $got, $want - length $buf);
-        return undef unless $n;
+        return undef unless defined $n && $n > 0;    # (end of file: the server closed it)
         $buf .= $got;
     }
     return $buf;
