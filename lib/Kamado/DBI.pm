@@ -43,6 +43,12 @@ sub install {
     $DBI::connect_via = 'Kamado::DBI::connect';
     # DBI's END block disconnects every handle of every driver: in a child
     # borrowing its zygote's connections (fork mode) that would close them
+    # DBI->connect_cached goes to the driver's own cache (never reset)
+    # unless DBI's connect_via is Apache::DBI's: so it comes here too
+    *DBI::connect_cached = sub {
+        my ($class, $dsn, $user, $pass, $attr) = @_;
+        return $class->connect($dsn, $user, $pass, { $attr ? %$attr : (), dbi_connect_method => 'Kamado::DBI::connect' });
+    };
     my $all = \&DBI::disconnect_all;
     *DBI::disconnect_all = sub {
         _adopt() if $owner != $$;
@@ -237,8 +243,8 @@ Kamado::DBI - database handles kept across requests, reset after each
 
 =head1 DESCRIPTION
 
-Once enabled, C<< DBI->connect >> (and C<connect_cached>, which calls
-it) returns the handle the process made before for the same driver, data
+Once enabled, C<< DBI->connect >> (and C<< DBI->connect_cached >>,
+which then goes here too, as DBI does for Apache::DBI) returns the handle the process made before for the same driver, data
 source, user, password and connection attributes, as L<Apache::DBI>
 does. DBI's own per-handle attributes (C<RaiseError>, C<PrintError>,
 C<HandleError>...) are not part of the key: C<< DBI->connect >> sets them

@@ -2,7 +2,7 @@
 # kamado command line, against real MariaDB and PostgreSQL servers: a
 # script that connects on every request gets the worker's connection
 # again (the server's connection id is the same), disconnect does not
-# close it; a connection the server killed between two requests, or a
+# close it, connect_cached gets it too; a connection the server killed between two requests, or a
 # server restarted, is replaced on the next request, which succeeds,
 # without a worker restart; --no-persistent-dbi connects per request.
 use strict;
@@ -23,6 +23,7 @@ for my $class (qw(Kamado::Test::MariaDB Kamado::Test::Pg)) {
             my $again = sql($server, {}, 'SELECT 1');
             is $again->{id}, $first->{id}, 'the next request gets the same server connection';
             is $again->{pid}, $first->{pid}, '(the same worker)';
+            is sql($server, { cached => 1 }, 'SELECT 1')->{id}, $first->{id}, 'connect_cached gets it too';
             is_deeply [$db->connections], [$first->{id}], 'one connection open, kept between requests';
 
             $db->kill_connection($first->{id});

@@ -2,7 +2,7 @@
 # A legacy-style script for t/dbi: connects on every request, says which
 # server connection it got (KT_ID_SQL) and in which process, runs the
 # statements of its query string (q=...), one output line per row.
-# ac=0: connect with AutoCommit off; begin=1: begin_work first;
+# ac=0: connect with AutoCommit off; cached=1: connect_cached; begin=1: begin_work first;
 # set=NAME:VALUE: a handle attribute set after connecting; disconnect=1;
 # fork=1: a child connects too and says which connection it got; ppid=1:
 # the parent process is named too.
@@ -17,7 +17,8 @@ for (split /&/, $ENV{QUERY_STRING} // '') {
     my ($k, $v) = map { s/\+/ /gr =~ s/%([0-9A-Fa-f]{2})/chr hex $1/ger } split /=/, $_, 2;
     if ($k eq 'q') { push @sql, $v } else { $opt{$k} = $v }
 }
-my $dbh = DBI->connect($ENV{KT_DSN}, $ENV{KT_USER}, $ENV{KT_PASS},
+my $connect = $opt{cached} ? 'connect_cached' : 'connect';
+my $dbh = DBI->$connect($ENV{KT_DSN}, $ENV{KT_USER}, $ENV{KT_PASS},
     { RaiseError => 1, PrintError => 0, AutoCommit => $opt{ac} // 1 });
 my ($id) = $dbh->selectrow_array($ENV{KT_ID_SQL});
 print "Content-Type: text/plain\n\n";
