@@ -123,6 +123,10 @@ sub kill_connection {
     }
 }
 
+# What the server wrote to its log so far (log_statement = 'all' makes
+# it every statement: see $db->sql('ALTER SYSTEM ...')).
+sub log { Kamado::Test::DB::Server::_slurp("$_[0]{dir}/server.log") }
+
 # Stops the server (fast shutdown) and starts it again on the same port
 # and data.
 sub restart {
