@@ -108,7 +108,7 @@ sub _alive {
     return eval { local $dbh->{PrintError} = 0; local $dbh->{RaiseError} = 0; $dbh->ping } ? 1 : 0;
 }
 
-# end_request: the handles handed out since the last call are put back
+# end_request: the handles handed out or used since the last call are put back
 # as a new connection has them (Kamado::DBI::Reset); one that cannot be
 # is closed, and the next connect makes another.
 sub end_request {
@@ -275,7 +275,11 @@ session: its login, its database), and the driver's handle.
 C<< $dbh->disconnect >> does nothing (a DBI callback).
 
 Reset at the end of every request in which the handle was handed out
-(L<Kamado::DBI::Reset>): statement handles still active are finished and
+or used (code that keeps the handle in a variable of its own, such as a
+module's C<my $dbh>, and does not call C<< DBI->connect >> again is seen
+by DBI callbacks on the methods that use it: C<prepare>, C<do>, the
+C<select*> helpers, C<begin_work>, C<commit>, C<rollback>, C<ping>, and
+its statements' C<execute>) (L<Kamado::DBI::Reset>): statement handles still active are finished and
 C<prepare_cached>'s statements dropped; a transaction left open is rolled
 back (C<begin_work>, C<AutoCommit> off, or a C<BEGIN> sent as SQL); the
 handle's attributes (C<AutoCommit>, C<RaiseError>, C<PrintError>,

@@ -15,12 +15,17 @@ use warnings;
 # handle outlives the request) and session(entry) (true: the server
 # session is as new).
 
+use Scalar::Util ();
 use Kamado::DBI::Reset::MariaDB;
 use Kamado::DBI::Reset::Pg;
 use Kamado::DBI::Reset::Reopen;
 
 my %CLASS = (MariaDB => 'Kamado::DBI::Reset::MariaDB', mysql => 'Kamado::DBI::Reset::MariaDB',
     Pg => 'Kamado::DBI::Reset::Pg');
+
+# the methods that use a handle (and its statements' execute)
+our @USE = qw(prepare prepare_cached do ping begin_work commit rollback selectrow_array selectrow_arrayref
+    selectrow_hashref selectall_arrayref selectall_hashref selectcol_arrayref);
 
 # DBI's attributes a request may change, put back as a new handle had them
 # (AutoCommit first: it may need the server)
@@ -34,7 +39,12 @@ sub connected {
     my $dbh = $e->{dbh};
     my $class = $CLASS{ $e->{args}[0] } // 'Kamado::DBI::Reset::Reopen';
     $dbh->{AutoInactiveDestroy} = 1;
-    $dbh->{Callbacks} = { disconnect => \&_no_disconnect };
+    # (code that keeps the handle in a variable of its own uses it without
+    # DBI->connect: any of these marks it used by the request, to be reset)
+    Scalar::Util::weaken(my $entry = $e);
+    my $used = sub { $entry->{dirty} = 1 if $entry; return };
+    $dbh->{Callbacks} = { disconnect => \&_no_disconnect, (map { $_ => $used } @USE),
+        ChildCallbacks => { execute => $used } };
     $e->{reset} = eval { local $dbh->{PrintError} = 0; local $dbh->{RaiseError} = 1; $class->connected($e) }
         ? $class : 'Kamado::DBI::Reset::Reopen';
     $e->{fresh} = { map { ($_ => scalar _fetch($dbh, $_)) } @ATTRIBUTES, $e->{reset}->attributes };
