@@ -272,7 +272,10 @@ worker pays one round trip. C<0> pings on every reuse, as Apache::DBI.
 
 Kept, from one request to the next: the connection itself (the server
 session: its login, its database), and the driver's handle.
-C<< $dbh->disconnect >> does nothing (a DBI callback).
+C<< $dbh->disconnect >> does nothing (a DBI callback). Code that sets
+the handle's own C<Callbacks> (at connect or later) replaces Kamado's for
+that request: its C<disconnect> then closes the connection (the next
+request connects again), and only its C<< DBI->connect >> marks it used.
 
 Reset at the end of every request in which the handle was handed out
 or used (code that keeps the handle in a variable of its own, such as a

@@ -13,6 +13,8 @@ use Kamado::Test::Pg;
 use Kamado::DBI;
 
 Kamado::DBI->enable(ping_interval => 60);
+require Kamado::Log;
+Kamado::Log->set_level('warn');    # (the replacement's info line)
 for my $class (qw(Kamado::Test::MariaDB Kamado::Test::Pg)) {
     subtest $class => sub {
         my $db = $class->start;
