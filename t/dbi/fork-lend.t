@@ -5,7 +5,8 @@
 # connection); what a child leaves (a transaction, session state) is
 # reset before the next borrows it; a child killed in the middle of a
 # query does not break the next request, which gets a new connection;
-# --no-persistent-dbi connects in every child.
+# --no-persistent-dbi connects in every child; zygotes started by
+# --preload-cgi lend as well.
 use strict;
 use warnings;
 use lib 't/lib';
@@ -69,5 +70,13 @@ for my $class (qw(Kamado::Test::MariaDB Kamado::Test::Pg)) {
         $plain->stop;
     };
 }
+
+subtest 'zygotes started before the first request (--preload-cgi) lend too' => sub {
+    my $db = Kamado::Test::MariaDB->start;
+    my $server = serve($db, mode => 'fork', args => ['--preload-cgi']);
+    my @ids = map { sql($server, {}, 'SELECT 1')->{id} } 1 .. 3;
+    ok $ids[1] && $ids[1] == $ids[2], 'the second and third requests ran on the zygote\'s connection' or diag $server->log;
+    $server->stop;
+};
 
 done_testing;
