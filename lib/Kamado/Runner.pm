@@ -99,6 +99,13 @@ sub with_cgi {
             extensions => [split /,/, $opt->{cgi_ext} // 'cgi,pl'])]
     } @$mounts;
     @$made = @cgi if $made;
+    # DBI's connect_via is the whole process's: the PSGI app beside the
+    # scripts gets the kept handles too, and so the reset after each of
+    # its requests (Plack::Middleware::Kamado::DBI)
+    if ($app && @cgi && ($opt->{persistent_dbi} // 1)) {
+        require Plack::Middleware::Kamado::DBI;
+        $app = Plack::Middleware::Kamado::DBI->wrap($app, ping_interval => $opt->{dbi_ping_interval});
+    }
     return mount((map { ($_->[0] => $_->[1]->to_app) } @cgi), ($app ? ('' => $app) : ()));
 }
 

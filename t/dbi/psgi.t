@@ -3,13 +3,15 @@
 # PostgreSQL: the app's DBI->connect on every request gets the same
 # server connection; a transaction and session state a request leaves
 # are undone by the server after the response (psgix.cleanup), never by
-# the app; and on a server without psgix.cleanup (Plack's
+# the app; an app without the middleware served beside CGI directories
+# (whose kept handles make DBI->connect the process's) gets the reset too; and on a server without psgix.cleanup (Plack's
 # HTTP::Server::PSGI) the reset happens before the next request.
 use strict;
 use warnings;
 use lib 't/lib';
 use Test::More;
 use POSIX ();
+use File::Spec ();
 use Kamado::Test qw(start_server raw_request app_file eventually);
 use Kamado::Test::Plackup qw(start_plackup free_port);
 use Kamado::Test::MariaDB;
@@ -77,6 +79,18 @@ for my $class (qw(Kamado::Test::MariaDB Kamado::Test::Pg)) {
             $server->stop;
         };
     }
+
+    subtest "$class, an app without the middleware beside CGI scripts" => sub {
+        (my $bare = $APP) =~ s/^\s*enable 'Kamado::DBI';\n//m or die;
+        my $server = start_server(app_file => app_file($bare), workers => 1,
+            args => ['--cgi-bin', File::Spec->rel2abs('t/dbi/cgi')]);
+        my $left = get($server, 'leave=1');
+        is_deeply [@$left{qw(rows state)}], [1, 'left-behind'], 'a request leaves an insert uncommitted and session state';
+        my $next = get($server, 'x=1');
+        is_deeply [@$next{qw(id rows state)}], [$left->{id}, 0, 'NULL'],
+            'the next sees neither, on the same connection: kamado put the reset in for it';
+        $server->stop;
+    };
 
     subtest "$class, a server without psgix.cleanup" => sub {
         my $port = free_port();
