@@ -422,7 +422,12 @@ open statements finished, the transaction rolled back, the handle's
 attributes and the server session reset (MariaDB/MySQL connection reset,
 PostgreSQL C<DISCARD ALL>; an SQLite handle is closed).
 L<Kamado::DBI/What is kept and what is reset> has the details. A handle is
-never shared across a fork. Exec mode starts a new perl per request: it
+never shared across a fork. The routing of C<< DBI->connect >> is the
+process's: other code in it that connects (a PSGI app beside the
+scripts) gets kept handles too, and needs the reset after its own
+requests: C<kamado> wraps its app in L<Plack::Middleware::Kamado::DBI>;
+an app built with L<Plack::Builder> around C<Kamado::CGI> should
+C<enable 'Kamado::DBI'>. Exec mode starts a new perl per request: it
 cannot keep a handle. A module's C<END> block (DBI's, which disconnects
 every handle) runs when the worker ends, not after each run, as if the
 worker had loaded the module before any script.
