@@ -13,7 +13,7 @@ use Kamado::Prefork;
 use Kamado::Notify;
 use Kamado::Process;
 use Kamado::Scoreboard;
-use Socket qw(AF_UNIX SOCK_SEQPACKET);
+use Kamado::Supervisor::StatusProcess;
 
 # The process kamado's users signal. It never loads the application: it
 # forks a generation, a process that loads the app afresh (its modules
@@ -49,10 +49,10 @@ sub new {
         watch        => $args{watch},          # --reload: {dirs => [...], ignore => [...]}
         generations  => {},                    # pid => { number, status pipe, state }
         number       => 0,
-        # --status-listen: a Kamado::Listener, answered by a process of
-        # its own (Kamado::Status)
-        status_listener => $args{status_listener},
-        status_args  => $args{status_args} || {},
+        # --status-listen: answered by a process of its own
+        status_process => $args{status_listener}
+            ? Kamado::Supervisor::StatusProcess->new(listener => $args{status_listener}, args => $args{status_args})
+            : undef,
     }, $class;
 }
 
@@ -63,7 +63,7 @@ sub run {
     my $status = eval { $self->_run };
     my $error = $@;
     $self->_stop_watcher;
-    $self->_stop_status;
+    $self->{status_process}->stop if $self->{status_process};
     die $error unless defined $status;
     return $status;
 }
@@ -73,8 +73,7 @@ sub _run {
     my %signal;
     local $0 = "kamado supervisor $0";
     Kamado::Process::catch_signals(\%signal, keys %Kamado::Process::FLAG);
-    $self->{started} = Time::HiRes::time();
-    $self->_start_status if $self->{status_listener};
+    $self->{status_process}->start($self->{generations}) if $self->{status_process};
 
     $self->_start_watcher if $self->{watch};
     my $first = $self->_start_generation('start');
@@ -129,8 +128,7 @@ sub _run {
             Kamado::Log->notice('starting a new generation to replace it');
             $self->{pending} = $self->_start_generation('replace');
         }
-        $self->_start_status if $self->{status_listener} && !$self->{status_pid}
-            && Time::HiRes::time() >= ($self->{status_died} // 0) + 1;
+        $self->{status_process}->start($self->{generations}, $self->{current}) if $self->{status_process} && $self->{status_process}->due;
         next if $signal{child} || $signal{reload} || $signal{stop};
         my $rin = '';
         vec($rin, fileno $self->{generations}{ $self->{pending} }{status}, 1) = 1 if $self->{pending};
@@ -187,58 +185,10 @@ sub _stop_watcher {
     $watcher->stop;
 }
 
-# --status-listen: the status process (Kamado::Status) answers there, in a
-# process of its own, never an app worker's or this one's: the app cannot
-# block it, and HTTP from the network never reaches the process that
-# keeps the server up. It sees every live generation's scoreboard: this
-# process makes each one (a memfd) before forking the generation and
-# hands the status process its descriptor, with word of the generation's
-# state, over a socket pair only the two of them hold. A status process
-# that dies is started again a second later, and told every board anew.
-sub _start_status {
-    my ($self) = @_;
-    socketpair(my $tell, my $hear, AF_UNIX, SOCK_SEQPACKET, 0)
-        or return Kamado::Log->error("can't create the status process's socket: $!");
-    my ($pid, $old) = Kamado::Process::fork_signals_blocked();
-    return Kamado::Log->error("can't fork the status process: $!") unless defined $pid;
-    if ($pid) {
-        $self->{status_pid} = $pid;
-        $self->{status_tell} = $tell;
-        for my $gpid (sort { $a <=> $b } keys $self->{generations}->%*) {
-            my $gen = $self->{generations}{$gpid};
-            $self->_tell_status("board $gen->{number} $gpid $gen->{cause}", $gen->{board}) if $gen->{board};
-            $self->_tell_status("serving $gpid") if $self->{current} && $gpid == $self->{current};
-            $self->_tell_status("draining $gpid") if $gen->{draining};
-        }
-        return;
-    }
-    close $tell;
-    $0 =~ s/^kamado supervisor/kamado status/;
-    Kamado::Log->set_role('status');
-    $SIG{$_} = 'IGNORE' for qw(HUP TTIN TTOU USR1);
-    $SIG{CHLD} = 'DEFAULT';
-    Kamado::Process::started(getppid, $old);
-    delete $_->{board} for values $self->{generations}->%*;
-    require Kamado::Status;
-    my $status = eval {
-        Kamado::Status->new(
-            $self->{status_args}->%*,
-            listener   => $self->{status_listener},
-            socket     => $hear,
-            started    => $self->{started},
-            supervisor => getppid,
-        )->run;
-        0;
-    } // do { Kamado::Log->error("the status process failed: $@"); 1 };
-    POSIX::_exit($status);
-}
-
-# A word to the status process (and a board's descriptor), never waiting:
-# what it cannot take now is lost, not the supervisor's time.
+# A word to the status process, when there is one.
 sub _tell_status {
-    my ($self, $msg, $board) = @_;
-    return unless $self->{status_pid};
-    Kamado::Scoreboard->send_fd(fileno $self->{status_tell}, $msg, $board ? $board->fd : -1);
+    my ($self, @word) = @_;
+    $self->{status_process}->tell(@word) if $self->{status_process};
 }
 
 # Forks a generation; returns its pid. It says "ready" on its status pipe
@@ -247,8 +197,8 @@ sub _tell_status {
 sub _start_generation {
     my ($self, $cause) = @_;
     my $number = ++$self->{number};
-    # made here, so that the status process sees it (see _start_status)
-    my $board = $self->{status_listener}
+    # made here, so that the status process sees it
+    my $board = $self->{status_process}
         ? Kamado::Scoreboard->new_shared(Kamado::Prefork::slots_needed($self->{prefork_args}))
         : undef;
     pipe(my $status_r, my $status_w) or die "kamado: can't create a pipe: $!\n";
@@ -276,8 +226,7 @@ sub _generation_main {
     my $supervisor = getppid;
     # (the status process's socket and listener, and the other
     # generations' boards, are not this generation's)
-    close $self->{status_tell} if $self->{status_tell};
-    close $self->{status_listener}->socket if $self->{status_listener};
+    $self->{status_process}->close_inherited if $self->{status_process};
     $_->{board} = undef for values $self->{generations}->%*;
     $0 =~ s/^kamado supervisor/kamado generation $number/;
     Kamado::Log->set_role('generation');
@@ -410,12 +359,7 @@ sub _reap {
             Kamado::Log->warn('the --reload watcher exited with ' . Kamado::Process::how($status) . '; changes are not watched any more');
             next;
         }
-        if ($self->{status_pid} && $pid == $self->{status_pid}) {
-            Kamado::Log->warn('the status process exited with ' . Kamado::Process::how($status) . '; starting another');
-            delete @$self{qw(status_pid status_tell)};
-            $self->{status_died} = Time::HiRes::time();
-            next;
-        }
+        next if $self->{status_process} && $self->{status_process}->reaped($pid, $status);
         my $gen = delete $self->{generations}{$pid} // next;
         $self->_tell_status("gone $pid " . ($gen->{killed} ? 'killed' : $status ? 'crashed' : 'exited'));
         if ($self->{pending} && $pid == $self->{pending}) {
@@ -451,15 +395,8 @@ sub _stop_all {
     Kamado::Log->notice($signal->{now} ? 'INT: stopping at once' : 'stopping: the requests in progress are finished first');
     Kamado::Process::stop_children(children => $gens, flags => $signal,
         on_reap => sub { Kamado::Log->info("generation $number{ $_[0] } has finished") if $number{ $_[0] } });
-    $self->_stop_status;
-}
-
-# The status process goes last: it shows the generations while they drain.
-sub _stop_status {
-    my ($self) = @_;
-    my $pid = delete $self->{status_pid} or return;
-    kill TERM => $pid;
-    waitpid $pid, 0;
+    # the status process last: it shows the generations while they drain
+    $self->{status_process}->stop if $self->{status_process};
 }
 
 1;
@@ -483,11 +420,10 @@ preloaded (where Starman's HUP only re-forks workers from the code its
 master process already holds). Modules loaded before the app (C<-M>) stay as the
 supervisor loaded them.
 
-With B<--status-listen> it also forks the status process
-(L<Kamado::Status>, which says why it is a process of its own), makes
-each generation's scoreboard in a memfd before forking the generation and
-hands the status process the descriptor and the generation's state; a
-status process that dies is started again a second later.
+With B<--status-listen> it also runs the status process
+(L<Kamado::Supervisor::StatusProcess>) and makes each generation's
+scoreboard in a memfd before forking the generation, so that the status
+process sees it.
 
 =head1 SIGNALS
 
