@@ -13,6 +13,7 @@ use Kamado::Prefork;
 use Kamado::Notify;
 use Kamado::Process;
 use Kamado::Scoreboard;
+use Kamado::Supervisor::Generation;
 use Kamado::Supervisor::StatusProcess;
 
 # The process kamado's users signal. It never loads the application: it
@@ -47,7 +48,7 @@ sub new {
         on_ready     => $args{on_ready},       # once the first generation serves
         load_timeout => $args{load_timeout} // 60,    # seconds; 0: none
         watch        => $args{watch},          # --reload: {dirs => [...], ignore => [...]}
-        generations  => {},                    # pid => { number, status pipe, state }
+        generations  => {},                    # pid => Kamado::Supervisor::Generation
         number       => 0,
         # --status-listen: answered by a process of its own
         status_process => $args{status_listener}
@@ -131,7 +132,7 @@ sub _run {
         $self->{status_process}->start($self->{generations}, $self->{current}) if $self->{status_process} && $self->{status_process}->due;
         next if $signal{child} || $signal{reload} || $signal{stop};
         my $rin = '';
-        vec($rin, fileno $self->{generations}{ $self->{pending} }{status}, 1) = 1 if $self->{pending};
+        vec($rin, fileno $self->{generations}{ $self->{pending} }->fh, 1) = 1 if $self->{pending};
         vec($rin, fileno $self->{watcher}->fh, 1) = 1 if $self->{watcher};
         my $wait = 1;
         $wait = List::Util::max(0, List::Util::min($wait, $self->{reload_at} - Time::HiRes::time()))
@@ -191,9 +192,8 @@ sub _tell_status {
     $self->{status_process}->tell(@word) if $self->{status_process};
 }
 
-# Forks a generation; returns its pid. It says "ready" on its status pipe
-# once it serves, or the error that stopped it. $cause: start, hup, or
-# replace (the serving one ended).
+# Forks a generation (Kamado::Supervisor::Generation); returns its pid.
+# $cause: start, hup, reload, or replace (the serving one ended).
 sub _start_generation {
     my ($self, $cause) = @_;
     my $number = ++$self->{number};
@@ -201,63 +201,22 @@ sub _start_generation {
     my $board = $self->{status_process}
         ? Kamado::Scoreboard->new_shared(Kamado::Prefork::slots_needed($self->{prefork_args}))
         : undef;
-    pipe(my $status_r, my $status_w) or die "kamado: can't create a pipe: $!\n";
-    my ($pid, $old) = Kamado::Process::fork_signals_blocked();
-    die "kamado: can't fork a generation: $!\n" unless defined $pid;
-    # its own process group (see above), set in both processes: the group
-    # exists whichever of them runs first
-    POSIX::setpgid($pid, 0);
-    if ($pid) {
-        close $status_w;
-        $self->{generations}{$pid} = {
-            number => $number, status => $status_r, said => '', started => Time::HiRes::time(),
-            board => $board, cause => $cause,
-        };
-        $self->_tell_status("board $number $pid $cause", $board) if $board;
-        return $pid;
-    }
-    close $status_r;
-    $status_w->autoflush(1);
-    $self->_generation_main($number, $status_w, $old, $board);
-}
-
-sub _generation_main {
-    my ($self, $number, $status_w, $mask, $board) = @_;
-    my $supervisor = getppid;
-    # (the status process's socket and listener, and the other
-    # generations' boards, are not this generation's)
-    $self->{status_process}->close_inherited if $self->{status_process};
-    $_->{board} = undef for values $self->{generations}->%*;
-    $0 =~ s/^kamado supervisor/kamado generation $number/;
-    Kamado::Log->set_role('generation');
-    # until Prefork sets its own: a stop while loading ends the load
-    $SIG{$_} = 'DEFAULT' for qw(TERM QUIT INT);
-    $SIG{$_} = 'IGNORE' for qw(HUP TTIN TTOU USR1);
-    $SIG{CHLD} = 'DEFAULT';
-    Kamado::Process::started($supervisor, $mask);
-    Kamado::Log->debug("generation $number started", $self->{preload} ? ': loading the app' : '');
-    my $app;
-    # (the startup file first, whether the app loads here or in the workers)
-    my $ok = eval { $self->{startup}->() if $self->{startup}; $app = $self->{loader}->() if $self->{preload}; 1 };
-    if (!$ok || ($self->{preload} && !$app)) {
-        syswrite $status_w, ($@ =~ s/^kamado: //r =~ s/\s+\z//r) . "\n";
-        POSIX::_exit(2);
-    }
-    my $prefork = Kamado::Prefork->new(
-        $self->{prefork_args}->%*,
-        generation => $number,
-        ($board ? (board => $board, board_shown => 1) : ()),
-        app      => $app,
-        loader   => $self->{loader},
-        on_ready => sub { syswrite $status_w, "ready\n" },
-        on_give_up => sub { syswrite $status_w, "$_[0]\n" },
+    my $gen = Kamado::Supervisor::Generation->start(
+        $self->%{qw(prefork_args loader preload startup)},
+        number   => $number,
+        cause    => $cause,
+        board    => $board,
+        # (the status process's socket and listener, and the other
+        # generations' boards, are not the new generation's)
+        in_child => sub {
+            $self->{status_process}->close_inherited if $self->{status_process};
+            $_->{board} = undef for values $self->{generations}->%*;
+        },
     );
-    my $status = eval { $prefork->run } // do {
-        # the supervisor logs it, or dies with it if this is the first
-        syswrite $status_w, ($@ =~ s/^kamado: //r =~ s/\s+\z//r) . "\n";
-        2;
-    };
-    POSIX::_exit($status);              # never the supervisor's END blocks
+    my $pid = $gen->pid;
+    $self->{generations}{$pid} = $gen;
+    $self->_tell_status("board $number $pid $cause", $board) if $board;
+    return $pid;
 }
 
 # Waits until generation $pid serves (returns 1) or fails (returns 0, why,
@@ -266,25 +225,17 @@ sub _wait_for {
     my ($self, $pid, $signal) = @_;
     my $gen = $self->{generations}{$pid};
     until ($signal->{stop}) {
-        my $said = $self->_read_status($gen);
-        return 1 if $said =~ /^ready$/m;
+        return 1 if $gen->ready;
         $self->_kill_slow_load($pid);
         if (waitpid($pid, WNOHANG) == $pid) {
             my $status = $?;
             delete $self->{generations}{$pid};
-            $said = $self->_read_status($gen);
-            return (0, $gen->{why} || $said =~ s/\s+\z//r || 'the first generation exited with ' . Kamado::Process::how($status), $status);
+            return (0, $gen->{why} || $gen->said =~ s/\s+\z//r || 'the first generation exited with ' . Kamado::Process::how($status), $status);
         }
-        vec(my $rin = '', fileno $gen->{status}, 1) = 1;
+        vec(my $rin = '', fileno $gen->fh, 1) = 1;
         select $rin, undef, undef, 0.2;
     }
     return undef;
-}
-
-# Everything the generation wrote on its status pipe so far.
-sub _read_status {
-    my ($self, $gen) = @_;
-    return $gen->{said} .= Kamado::Process::read_waiting($gen->{status});
 }
 
 # The new generation serves: the old one drains. Or it failed: the old
@@ -293,7 +244,7 @@ sub _check_pending {
     my ($self) = @_;
     my $pid = $self->{pending} or return;
     my $gen = $self->{generations}{$pid} or return;
-    return unless $self->_read_status($gen) =~ /^ready$/m;
+    return unless $gen->ready;
     delete $self->{pending};
     Kamado::Notify->send('READY=1', "STATUS=generation $gen->{number} serves");
     if (my $old = $self->{current}) {
@@ -319,9 +270,9 @@ sub _enforce_deadlines {
     while (my $pid = shift @draining) {
         my $gen = $gens->{$pid};
         if (@draining >= MAX_DRAINING) {
-            $self->_kill_generation($pid, 'more than ' . MAX_DRAINING . ' generations are draining');
+            $gen->kill_group('more than ' . MAX_DRAINING . ' generations are draining');
         } elsif ($grace > 0 && $now > $gen->{draining} + $grace + DRAIN_SLACK) {
-            $self->_kill_generation($pid, sprintf 'still draining %.0f s after TERM (--graceful-timeout %s)',
+            $gen->kill_group(sprintf 'still draining %.0f s after TERM (--graceful-timeout %s)',
                 $now - $gen->{draining}, $grace);
         }
     }
@@ -335,17 +286,8 @@ sub _kill_slow_load {
     my $gen = $self->{generations}{$pid} or return;
     my $limit = $self->{load_timeout} or return;
     return if $gen->{killed} || Time::HiRes::time() < $gen->{started} + $limit;
-    $self->_kill_generation($pid, "not loaded within --load-timeout $limit s");
+    $gen->kill_group("not loaded within --load-timeout $limit s");
     $gen->{why} = "killed: not loaded within --load-timeout $limit s";
-}
-
-# KILL to generation $pid and every process of its group (its workers).
-sub _kill_generation {
-    my ($self, $pid, $why) = @_;
-    my $gen = $self->{generations}{$pid};
-    Kamado::Log->error("killing generation $gen->{number} and its workers: $why");
-    kill -9, $pid;
-    $gen->{killed} = 1;
 }
 
 # Returns the wait status of the current generation when it ended.
@@ -366,13 +308,13 @@ sub _reap {
             delete $self->{pending};
             # the old generation serves on: ready as before
             Kamado::Notify->send('READY=1', "STATUS=generation $gen->{number} failed to start") if $self->{current};
-            my $said = $self->_read_status($gen) =~ s/\s+\z//r;
+            my $said = $gen->said =~ s/\s+\z//r;
             Kamado::Log->error("generation $gen->{number} failed to start ("
                 . ($gen->{why} || $said || Kamado::Process::how($status)) . ')'
                 . ($self->{current} ? "; generation $self->{generations}{$self->{current}}{number} keeps serving" : ''));
         } elsif ($self->{current} && $pid == $self->{current}) {
             delete $self->{current};
-            my $said = $self->_read_status($gen) =~ s/\Aready\n//r =~ s/\s+\z//r;
+            my $said = $gen->said =~ s/\Aready\n//r =~ s/\s+\z//r;
             Kamado::Log->error("generation $gen->{number} exited with " . Kamado::Process::how($status) . ($said ? ": $said" : ''));
             $current_status = $status;
         } else {
