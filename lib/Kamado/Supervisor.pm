@@ -33,10 +33,9 @@ use Kamado::Supervisor::StatusProcess;
 # deadline has failed them).
 #
 # With --reload, a watcher process (Kamado::Reload) reports changed
-# files; a reload is the same as HUP, once no change has come for
-# SETTLE seconds (an editor's save, a git checkout: one reload), and once
-# a generation still loading has served or failed.
-use constant { MAX_DRAINING => 2, DRAIN_SLACK => 5, SETTLE => 0.3 };
+# files; a reload is the same as HUP, once the changes have settled, and
+# once a generation still loading has served or failed.
+use constant { MAX_DRAINING => 2, DRAIN_SLACK => 5 };
 
 sub new {
     my ($class, %args) = @_;
@@ -134,9 +133,8 @@ sub _run {
         my $rin = '';
         vec($rin, fileno $self->{generations}{ $self->{pending} }->fh, 1) = 1 if $self->{pending};
         vec($rin, fileno $self->{watcher}->fh, 1) = 1 if $self->{watcher};
-        my $wait = 1;
-        $wait = List::Util::max(0, List::Util::min($wait, $self->{reload_at} - Time::HiRes::time()))
-            if $self->{reload_at} && !$self->{pending};
+        my $settle = $self->{watcher} && !$self->{pending} ? $self->{watcher}->settles_in : undef;
+        my $wait = List::Util::min(1, $settle // 1);
         select $rin, undef, undef, $wait;   # a signal, a word from a child, or the settle time ends it
     }
     $self->_stop_all(\%signal);
@@ -153,28 +151,17 @@ sub _reload {
 sub _start_watcher {
     my ($self) = @_;
     require Kamado::Reload;
-    $self->{watcher} = Kamado::Reload->start($self->{watch}->%*);
     # the first generation loads meanwhile; a change made from now on
     # is seen once the watches are set
-    vec(my $rin = '', fileno $self->{watcher}->fh, 1) = 1;
-    my $deadline = Time::HiRes::time() + 10;
-    select my $rout = $rin, undef, undef, 0.1
-        until $self->{watcher}->watching || !kill(0, $self->{watcher}->pid) || Time::HiRes::time() > $deadline;
-    Kamado::Log->info('--reload: watching ' . join(', ', $self->{watcher}->dirs) . ' for changes');
+    $self->{watcher} = Kamado::Reload->start($self->{watch}->%*)->wait_watching(10);
 }
 
-# --reload: changed files push the reload SETTLE seconds on; it starts
-# when they have settled and no generation is loading.
+# --reload: a reload once the changes have settled and no generation is
+# loading.
 sub _check_watcher {
     my ($self) = @_;
     my $watcher = $self->{watcher} or return;
-    if (my @changed = $watcher->changed) {
-        $self->{changed}{$_} = 1 for @changed;
-        $self->{reload_at} = Time::HiRes::time() + SETTLE;
-    }
-    return unless $self->{reload_at} && Time::HiRes::time() >= $self->{reload_at} && !$self->{pending};
-    my @files = sort keys delete($self->{changed})->%*;
-    delete $self->{reload_at};
+    my @files = $watcher->settled($self->{pending}) or return;
     Kamado::Log->notice('--reload: ' . (@files > 3 ? scalar(@files) . " files changed, among them @files[0 .. 2]" : "changed: @files")
         . '; loading the application afresh in a new generation');
     $self->_reload('reload');
@@ -182,8 +169,7 @@ sub _check_watcher {
 
 sub _stop_watcher {
     my ($self) = @_;
-    my $watcher = delete $self->{watcher} or return;
-    $watcher->stop;
+    (delete $self->{watcher})->stop if $self->{watcher};
 }
 
 # A word to the status process, when there is one.
@@ -296,11 +282,7 @@ sub _reap {
     my $current_status;
     while ((my $pid = waitpid(-1, WNOHANG)) > 0) {
         my $status = $?;
-        if ($self->{watcher} && $pid == $self->{watcher}->pid) {
-            delete $self->{watcher};
-            Kamado::Log->warn('the --reload watcher exited with ' . Kamado::Process::how($status) . '; changes are not watched any more');
-            next;
-        }
+        next if $self->{watcher} && $self->{watcher}->reaped($pid, $status) && delete $self->{watcher};
         next if $self->{status_process} && $self->{status_process}->reaped($pid, $status);
         my $gen = delete $self->{generations}{$pid} // next;
         $self->_tell_status("gone $pid " . ($gen->{killed} ? 'killed' : $status ? 'crashed' : 'exited'));
@@ -379,9 +361,9 @@ C<--error-log> in the supervisor.
 
 With C<watch> (C<--reload>, or C<plackup -R> through
 L<Plack::Handler::Kamado>), a child process, C<kamado reload watcher>
-(L<Kamado::Reload>), reports changed files on a pipe. Once 0.3 s pass
-without another change, and no generation is loading, the supervisor
-starts a new generation exactly as on HUP.
+(L<Kamado::Reload>), reports changed files on a pipe. Once they settle
+(0.3 s without another change), and no generation is loading, the
+supervisor starts a new generation exactly as on HUP.
 
 =head1 NOTIFY
 
