@@ -50,9 +50,8 @@ sub new {
         generations  => {},                    # pid => Kamado::Supervisor::Generation
         number       => 0,
         # --status-listen: answered by a process of its own
-        status_process => $args{status_listener}
-            ? Kamado::Supervisor::StatusProcess->new(listener => $args{status_listener}, args => $args{status_args})
-            : undef,
+        status_process => Kamado::Supervisor::StatusProcess->new(
+            listener => $args{status_listener}, args => $args{status_args}),
     }, $class;
 }
 
@@ -63,7 +62,7 @@ sub run {
     my $status = eval { $self->_run };
     my $error = $@;
     $self->_stop_watcher;
-    $self->{status_process}->stop if $self->{status_process};
+    $self->{status_process}->stop;
     die $error unless defined $status;
     return $status;
 }
@@ -73,7 +72,7 @@ sub _run {
     my %signal;
     local $0 = "kamado supervisor $0";
     Kamado::Process::catch_signals(\%signal, keys %Kamado::Process::FLAG);
-    $self->{status_process}->start($self->{generations}) if $self->{status_process};
+    $self->{status_process}->start($self->{generations});
 
     $self->_start_watcher if $self->{watch};
     my $first = $self->_start_generation('start');
@@ -87,7 +86,7 @@ sub _run {
         die "kamado: $why\n";
     }
     $self->{current} = $first;
-    $self->_tell_status("serving $first");
+    $self->{status_process}->tell("serving $first");
     $self->{on_ready}->() if $self->{on_ready};
 
     my $last_crash = 0;
@@ -128,7 +127,7 @@ sub _run {
             Kamado::Log->notice('starting a new generation to replace it');
             $self->{pending} = $self->_start_generation('replace');
         }
-        $self->{status_process}->start($self->{generations}, $self->{current}) if $self->{status_process} && $self->{status_process}->due;
+        $self->{status_process}->start($self->{generations}, $self->{current}) if $self->{status_process}->due;
         next if $signal{child} || $signal{reload} || $signal{stop};
         my $rin = '';
         vec($rin, fileno $self->{generations}{ $self->{pending} }->fh, 1) = 1 if $self->{pending};
@@ -172,19 +171,13 @@ sub _stop_watcher {
     (delete $self->{watcher})->stop if $self->{watcher};
 }
 
-# A word to the status process, when there is one.
-sub _tell_status {
-    my ($self, @word) = @_;
-    $self->{status_process}->tell(@word) if $self->{status_process};
-}
-
 # Forks a generation (Kamado::Supervisor::Generation); returns its pid.
 # $cause: start, hup, reload, or replace (the serving one ended).
 sub _start_generation {
     my ($self, $cause) = @_;
     my $number = ++$self->{number};
     # made here, so that the status process sees it
-    my $board = $self->{status_process}
+    my $board = $self->{status_process}->enabled
         ? Kamado::Scoreboard->new_shared(Kamado::Prefork::slots_needed($self->{prefork_args}))
         : undef;
     my $gen = Kamado::Supervisor::Generation->start(
@@ -195,13 +188,13 @@ sub _start_generation {
         # (the status process's socket and listener, and the other
         # generations' boards, are not the new generation's)
         in_child => sub {
-            $self->{status_process}->close_inherited if $self->{status_process};
+            $self->{status_process}->close_inherited;
             $_->{board} = undef for values $self->{generations}->%*;
         },
     );
     my $pid = $gen->pid;
     $self->{generations}{$pid} = $gen;
-    $self->_tell_status("board $number $pid $cause", $board) if $board;
+    $self->{status_process}->tell("board $number $pid $cause", $board) if $board;
     return $pid;
 }
 
@@ -237,10 +230,10 @@ sub _check_pending {
         Kamado::Log->notice("generation $gen->{number} serves; generation $self->{generations}{$old}{number} finishes its requests and exits");
         kill TERM => $old;
         $self->{generations}{$old}{draining} = Time::HiRes::time();
-        $self->_tell_status("draining $old");
+        $self->{status_process}->tell("draining $old");
     }
     $self->{current} = $pid;
-    $self->_tell_status("serving $pid");
+    $self->{status_process}->tell("serving $pid");
 }
 
 # The deadlines of generations that are not the serving one: loading
@@ -283,9 +276,9 @@ sub _reap {
     while ((my $pid = waitpid(-1, WNOHANG)) > 0) {
         my $status = $?;
         next if $self->{watcher} && $self->{watcher}->reaped($pid, $status) && delete $self->{watcher};
-        next if $self->{status_process} && $self->{status_process}->reaped($pid, $status);
+        next if $self->{status_process}->reaped($pid, $status);
         my $gen = delete $self->{generations}{$pid} // next;
-        $self->_tell_status("gone $pid " . ($gen->{killed} ? 'killed' : $status ? 'crashed' : 'exited'));
+        $self->{status_process}->tell("gone $pid " . ($gen->{killed} ? 'killed' : $status ? 'crashed' : 'exited'));
         if ($self->{pending} && $pid == $self->{pending}) {
             delete $self->{pending};
             # the old generation serves on: ready as before
@@ -320,7 +313,7 @@ sub _stop_all {
     Kamado::Process::stop_children(children => $gens, flags => $signal,
         on_reap => sub { Kamado::Log->info("generation $number{ $_[0] } has finished") if $number{ $_[0] } });
     # the status process last: it shows the generations while they drain
-    $self->{status_process}->stop if $self->{status_process};
+    $self->{status_process}->stop;
 }
 
 1;

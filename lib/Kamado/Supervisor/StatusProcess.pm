@@ -20,19 +20,23 @@ use Socket qw(AF_UNIX SOCK_SEQPACKET);
 # status process that dies is started again a second later, and told
 # every board anew.
 
-# new(listener => a Kamado::Listener, args => more for Kamado::Status->new)
+# new(listener => a Kamado::Listener, args => more for Kamado::Status->new);
+# without a listener (no --status-listen), it is off: it starts nothing
+# and is told nothing.
 sub new {
     my ($class, %args) = @_;
     return bless { listener => $args{listener}, args => $args{args} || {} }, $class;
 }
 
-sub pid { $_[0]{pid} }
+sub pid     { $_[0]{pid} }
+sub enabled { defined $_[0]{listener} }
 
 # Forks the status process and tells it every board of $generations (the
 # supervisor's pid => {number, cause, board, draining}), and which of them
 # ($current) serves.
 sub start {
     my ($self, $generations, $current) = @_;
+    return unless $self->{listener};
     $self->{started} //= Time::HiRes::time();
     socketpair(my $tell, my $hear, AF_UNIX, SOCK_SEQPACKET, 0)
         or return Kamado::Log->error("can't create the status process's socket: $!");
@@ -74,7 +78,7 @@ sub start {
 # more (or could not be started): the caller starts another.
 sub due {
     my ($self) = @_;
-    return !$self->{pid} && Time::HiRes::time() >= ($self->{died} // 0) + 1;
+    return $self->{listener} && !$self->{pid} && Time::HiRes::time() >= ($self->{died} // 0) + 1;
 }
 
 # A word to the status process (and a board's descriptor), never waiting:
@@ -101,7 +105,7 @@ sub reaped {
 sub close_inherited {
     my ($self) = @_;
     close $self->{tell} if $self->{tell};
-    close $self->{listener}->socket;
+    close $self->{listener}->socket if $self->{listener};
 }
 
 # The status process goes last: it shows the generations while they drain.
@@ -136,6 +140,8 @@ says why it is a process of its own) through this module, makes each
 generation's scoreboard in a memfd before forking the generation, and
 hands the status process the descriptor and the generation's state with
 C<tell>; a status process that dies (C<reaped>) is started again a second
-later (C<due>), and told every board anew.
+later (C<due>), and told every board anew. Without a listener the
+object is off (C<enabled> is false): it starts nothing and is told
+nothing, so the supervisor holds one either way.
 
 =cut
