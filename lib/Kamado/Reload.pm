@@ -4,7 +4,9 @@ use strict;
 use warnings;
 
 use Cwd ();
+use List::Util ();
 use POSIX ();
+use Time::HiRes ();
 use Kamado::Log;
 use Kamado::Process;
 
@@ -13,7 +15,10 @@ use Kamado::Process;
 # installed, else a scan every 2 s) and writes the paths that changed,
 # one per line, on a pipe the supervisor reads. The supervisor decides
 # what a change means (see Kamado::Supervisor): the watcher only watches,
-# so a blocking wait never holds up the supervisor's loop.
+# so a blocking wait never holds up the supervisor's loop. The changes
+# settle here, in the supervisor: a reload once no change has come for
+# SETTLE seconds (an editor's save, a git checkout: one reload).
+use constant SETTLE => 0.3;
 
 # Changes to these are not the app's code: editors' temporary and backup
 # files, version control, and logs.
@@ -78,6 +83,18 @@ sub watching {
     return $self->{watching};
 }
 
+# Waits until the watches are set, the watcher is gone, or $timeout
+# seconds pass, and logs what it watches; returns the watcher.
+sub wait_watching {
+    my ($self, $timeout) = @_;
+    vec(my $rin = '', fileno $self->{pipe}, 1) = 1;
+    my $deadline = Time::HiRes::time() + $timeout;
+    select my $rout = $rin, undef, undef, 0.1
+        until $self->watching || !kill(0, $self->{pid}) || Time::HiRes::time() > $deadline;
+    Kamado::Log->info('--reload: watching ' . join(', ', $self->dirs) . ' for changes');
+    return $self;
+}
+
 # The paths reported changed since the last call (each once).
 sub changed {
     my ($self) = @_;
@@ -88,10 +105,40 @@ sub changed {
     return @paths;
 }
 
+# The files changed, sorted, once SETTLE seconds have passed since the
+# last change and $hold (a generation still loading) is false; until
+# then, empty: changes gather, and each pushes the time on.
+sub settled {
+    my ($self, $hold) = @_;
+    if (my @changed = $self->changed) {
+        $self->{gathered}{$_} = 1 for @changed;
+        $self->{settle_at} = Time::HiRes::time() + SETTLE;
+    }
+    return () if $hold || !$self->{settle_at} || Time::HiRes::time() < $self->{settle_at};
+    delete $self->{settle_at};
+    return sort keys delete($self->{gathered})->%*;
+}
+
+# Seconds until the gathered changes settle (for the caller's select);
+# undef when none wait.
+sub settles_in {
+    my ($self) = @_;
+    return undef unless $self->{settle_at};
+    return List::Util::max(0, $self->{settle_at} - Time::HiRes::time());
+}
+
 sub _read {
     my ($self) = @_;
     $self->{said} .= Kamado::Process::read_waiting($self->{pipe});
     $self->{watching} = 1 if $self->{said} =~ s/^watching\n//m;
+}
+
+# The supervisor reaped $pid: true (and logged) when it was the watcher.
+sub reaped {
+    my ($self, $pid, $status) = @_;
+    return 0 unless $pid == $self->{pid};
+    Kamado::Log->warn('the --reload watcher exited with ' . Kamado::Process::how($status) . '; changes are not watched any more');
+    return 1;
 }
 
 sub stop {
@@ -115,8 +162,10 @@ reports every changed path under the directories on a pipe. Editors'
 temporary and backup files (C<.swp>, C<~>, C<.#name>, vim's numbered
 probe files), C<.git>, C<.svn> and C<.hg> directories, C<*.log> files and
 the files named in C<ignore> (kamado's own log, pid and scoreboard files)
-do not count. The supervisor reads C<changed> and reloads (see
-L<Kamado::Supervisor>). A directory created after the start is not
+do not count. The supervisor waits for the watches with
+C<wait_watching>, and asks C<settled> in its loop: the changed files,
+once 0.3 s pass without another change (an editor's save, a git
+checkout: one reload), and it reloads (see L<Kamado::Supervisor>). A directory created after the start is not
 watched (a limit of Filesys::Notify::Simple); a file in it is when the
 directory is there at start.
 

@@ -4,7 +4,6 @@ use strict;
 use warnings;
 
 use Kamado;
-use Kamado::Listener;
 use Kamado::Options;
 use Kamado::AccessLog;
 use Kamado::CGI ();
@@ -15,6 +14,7 @@ use Kamado::Notify;
 use Kamado::PidFile;
 use Kamado::Prefork;
 use Kamado::Privileges;
+use Kamado::Runner::Listeners;
 use Kamado::Supervisor;
 use File::Basename ();
 use List::Util ();
@@ -180,9 +180,8 @@ sub serve {
     my $pid_file = defined $opt->{pid_file} ? Kamado::PidFile->create($opt->{pid_file}) : undef;
     my $watch = $opt->{reload} ? $class->reload_watch($opt, $app{watch}) : undef;
     Kamado::Notify->init;
-    my @listeners = $class->listeners($opt);
-    Kamado::Listener->mark_proxy_protocol($opt->{proxy_protocol}, @listeners) if $opt->{proxy_protocol};
-    my $status_listener = $class->status_listener($opt);
+    my @listeners = Kamado::Runner::Listeners->app($opt);
+    my $status_listener = Kamado::Runner::Listeners->status($opt);
     # bound and opened as root; the app loaded and served as --user
     $_->set_access(defined $opt->{socket_mode} ? oct $opt->{socket_mode} : undef, $ids ? @$ids{qw(uid gid)} : ())
         for @listeners, $status_listener // ();
@@ -266,22 +265,6 @@ sub reload_watch {
     return { dirs => \@dirs, ignore => [grep { defined } @$opt{qw(error_log pid_file scoreboard access_log)}] };
 }
 
-# --status-listen: HOST:PORT, a unix socket path, or a port alone (then
-# on the loopback address, as ":PORT" too: the page shows request lines,
-# so listening beyond the machine is asked for by name).
-sub status_listener {
-    my ($class, $opt) = @_;
-    my $spec = $opt->{status_listen} // return undef;
-    die "kamado: --status-listen needs --workers 1 or more (with --workers 0 there is no supervisor to answer it)\n"
-        if $opt->{workers} == 0;
-    $spec = "127.0.0.1:$1" if $spec =~ /\A:?(\d+)\z/;
-    die "kamado: --status-listen $opt->{status_listen}: the port must be from 1 to 65535\n"
-        if $spec !~ m{/} && $spec =~ /:(\d+)\z/ && ($1 < 1 || $1 > 65535);
-    my $listener = eval { Kamado::Listener->bind($spec) };
-    die "kamado: --status-listen $opt->{status_listen}: " . ($@ =~ s/\s+\z//r) . "\n" unless $listener;
-    return $listener;
-}
-
 # Autoscaling bounds: (min, max) when --min-workers or --max-workers is
 # given, the other one defaulting to 1 and to max(--workers, min); else
 # empty, a fixed pool of --workers.
@@ -294,24 +277,6 @@ sub worker_bounds {
     die "kamado: --min-workers must be 1 or more, not $min\n" if $min < 1;
     die "kamado: --min-workers ($min) is more than --max-workers ($max)\n" if $min > $max;
     return ($min, $max);
-}
-
-# Inherited sockets win over --listen, as with Starman and Starlet.
-sub listeners {
-    my ($class, $opt) = @_;
-    my @inherited = $ENV{SERVER_STARTER_PORT}
-        ? Kamado::Listener->from_server_starter
-        : Kamado::Listener->from_systemd;
-    return @inherited if @inherited;
-    my @specs = ($opt->{listen} // [])->@*;
-    if (defined $opt->{socket}) {
-        push @specs, $opt->{socket};
-    }
-    if (defined $opt->{port} || !@specs) {
-        my $host = $opt->{host} // '';
-        push @specs, ($host =~ /:/ ? "[$host]" : $host) . ':' . ($opt->{port} // 5000);
-    }
-    return map { Kamado::Listener->bind($_) } @specs;
 }
 
 1;

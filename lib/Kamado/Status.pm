@@ -13,7 +13,7 @@ use Kamado::Server;
 # The status process: answers --status-listen with its own engine (one
 # Kamado::Server, no app worker), from the scoreboards of every live
 # generation, which the supervisor hands it as memfds (see
-# Kamado::Supervisor::_start_status). Word of generations comes on that
+# Kamado::Supervisor::StatusProcess). Word of generations comes on that
 # socket and is read when a request comes: nothing waits on it.
 
 my @STATES = qw(starting idle reading app writing draining);

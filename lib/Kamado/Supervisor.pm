@@ -13,7 +13,8 @@ use Kamado::Prefork;
 use Kamado::Notify;
 use Kamado::Process;
 use Kamado::Scoreboard;
-use Socket qw(AF_UNIX SOCK_SEQPACKET);
+use Kamado::Supervisor::Generation;
+use Kamado::Supervisor::StatusProcess;
 
 # The process kamado's users signal. It never loads the application: it
 # forks a generation, a process that loads the app afresh (its modules
@@ -32,10 +33,9 @@ use Socket qw(AF_UNIX SOCK_SEQPACKET);
 # deadline has failed them).
 #
 # With --reload, a watcher process (Kamado::Reload) reports changed
-# files; a reload is the same as HUP, once no change has come for
-# SETTLE seconds (an editor's save, a git checkout: one reload), and once
-# a generation still loading has served or failed.
-use constant { MAX_DRAINING => 2, DRAIN_SLACK => 5, SETTLE => 0.3 };
+# files; a reload is the same as HUP, once the changes have settled, and
+# once a generation still loading has served or failed.
+use constant { MAX_DRAINING => 2, DRAIN_SLACK => 5 };
 
 sub new {
     my ($class, %args) = @_;
@@ -47,12 +47,11 @@ sub new {
         on_ready     => $args{on_ready},       # once the first generation serves
         load_timeout => $args{load_timeout} // 60,    # seconds; 0: none
         watch        => $args{watch},          # --reload: {dirs => [...], ignore => [...]}
-        generations  => {},                    # pid => { number, status pipe, state }
+        generations  => {},                    # pid => Kamado::Supervisor::Generation
         number       => 0,
-        # --status-listen: a Kamado::Listener, answered by a process of
-        # its own (Kamado::Status)
-        status_listener => $args{status_listener},
-        status_args  => $args{status_args} || {},
+        # --status-listen: answered by a process of its own
+        status_process => Kamado::Supervisor::StatusProcess->new(
+            listener => $args{status_listener}, args => $args{status_args}),
     }, $class;
 }
 
@@ -63,7 +62,7 @@ sub run {
     my $status = eval { $self->_run };
     my $error = $@;
     $self->_stop_watcher;
-    $self->_stop_status;
+    $self->{status_process}->stop;
     die $error unless defined $status;
     return $status;
 }
@@ -73,8 +72,7 @@ sub _run {
     my %signal;
     local $0 = "kamado supervisor $0";
     Kamado::Process::catch_signals(\%signal, keys %Kamado::Process::FLAG);
-    $self->{started} = Time::HiRes::time();
-    $self->_start_status if $self->{status_listener};
+    $self->{status_process}->start($self->{generations});
 
     $self->_start_watcher if $self->{watch};
     my $first = $self->_start_generation('start');
@@ -88,7 +86,7 @@ sub _run {
         die "kamado: $why\n";
     }
     $self->{current} = $first;
-    $self->_tell_status("serving $first");
+    $self->{status_process}->tell("serving $first");
     $self->{on_ready}->() if $self->{on_ready};
 
     my $last_crash = 0;
@@ -129,15 +127,13 @@ sub _run {
             Kamado::Log->notice('starting a new generation to replace it');
             $self->{pending} = $self->_start_generation('replace');
         }
-        $self->_start_status if $self->{status_listener} && !$self->{status_pid}
-            && Time::HiRes::time() >= ($self->{status_died} // 0) + 1;
+        $self->{status_process}->start($self->{generations}, $self->{current}) if $self->{status_process}->due;
         next if $signal{child} || $signal{reload} || $signal{stop};
         my $rin = '';
-        vec($rin, fileno $self->{generations}{ $self->{pending} }{status}, 1) = 1 if $self->{pending};
+        vec($rin, fileno $self->{generations}{ $self->{pending} }->fh, 1) = 1 if $self->{pending};
         vec($rin, fileno $self->{watcher}->fh, 1) = 1 if $self->{watcher};
-        my $wait = 1;
-        $wait = List::Util::max(0, List::Util::min($wait, $self->{reload_at} - Time::HiRes::time()))
-            if $self->{reload_at} && !$self->{pending};
+        my $settle = $self->{watcher} && !$self->{pending} ? $self->{watcher}->settles_in : undef;
+        my $wait = List::Util::min(1, $settle // 1);
         select $rin, undef, undef, $wait;   # a signal, a word from a child, or the settle time ends it
     }
     $self->_stop_all(\%signal);
@@ -154,28 +150,17 @@ sub _reload {
 sub _start_watcher {
     my ($self) = @_;
     require Kamado::Reload;
-    $self->{watcher} = Kamado::Reload->start($self->{watch}->%*);
     # the first generation loads meanwhile; a change made from now on
     # is seen once the watches are set
-    vec(my $rin = '', fileno $self->{watcher}->fh, 1) = 1;
-    my $deadline = Time::HiRes::time() + 10;
-    select my $rout = $rin, undef, undef, 0.1
-        until $self->{watcher}->watching || !kill(0, $self->{watcher}->pid) || Time::HiRes::time() > $deadline;
-    Kamado::Log->info('--reload: watching ' . join(', ', $self->{watcher}->dirs) . ' for changes');
+    $self->{watcher} = Kamado::Reload->start($self->{watch}->%*)->wait_watching(10);
 }
 
-# --reload: changed files push the reload SETTLE seconds on; it starts
-# when they have settled and no generation is loading.
+# --reload: a reload once the changes have settled and no generation is
+# loading.
 sub _check_watcher {
     my ($self) = @_;
     my $watcher = $self->{watcher} or return;
-    if (my @changed = $watcher->changed) {
-        $self->{changed}{$_} = 1 for @changed;
-        $self->{reload_at} = Time::HiRes::time() + SETTLE;
-    }
-    return unless $self->{reload_at} && Time::HiRes::time() >= $self->{reload_at} && !$self->{pending};
-    my @files = sort keys delete($self->{changed})->%*;
-    delete $self->{reload_at};
+    my @files = $watcher->settled($self->{pending}) or return;
     Kamado::Log->notice('--reload: ' . (@files > 3 ? scalar(@files) . " files changed, among them @files[0 .. 2]" : "changed: @files")
         . '; loading the application afresh in a new generation');
     $self->_reload('reload');
@@ -183,132 +168,34 @@ sub _check_watcher {
 
 sub _stop_watcher {
     my ($self) = @_;
-    my $watcher = delete $self->{watcher} or return;
-    $watcher->stop;
+    (delete $self->{watcher})->stop if $self->{watcher};
 }
 
-# --status-listen: the status process (Kamado::Status) answers there, in a
-# process of its own, never an app worker's or this one's: the app cannot
-# block it, and HTTP from the network never reaches the process that
-# keeps the server up. It sees every live generation's scoreboard: this
-# process makes each one (a memfd) before forking the generation and
-# hands the status process its descriptor, with word of the generation's
-# state, over a socket pair only the two of them hold. A status process
-# that dies is started again a second later, and told every board anew.
-sub _start_status {
-    my ($self) = @_;
-    socketpair(my $tell, my $hear, AF_UNIX, SOCK_SEQPACKET, 0)
-        or return Kamado::Log->error("can't create the status process's socket: $!");
-    my ($pid, $old) = Kamado::Process::fork_signals_blocked();
-    return Kamado::Log->error("can't fork the status process: $!") unless defined $pid;
-    if ($pid) {
-        $self->{status_pid} = $pid;
-        $self->{status_tell} = $tell;
-        for my $gpid (sort { $a <=> $b } keys $self->{generations}->%*) {
-            my $gen = $self->{generations}{$gpid};
-            $self->_tell_status("board $gen->{number} $gpid $gen->{cause}", $gen->{board}) if $gen->{board};
-            $self->_tell_status("serving $gpid") if $self->{current} && $gpid == $self->{current};
-            $self->_tell_status("draining $gpid") if $gen->{draining};
-        }
-        return;
-    }
-    close $tell;
-    $0 =~ s/^kamado supervisor/kamado status/;
-    Kamado::Log->set_role('status');
-    $SIG{$_} = 'IGNORE' for qw(HUP TTIN TTOU USR1);
-    $SIG{CHLD} = 'DEFAULT';
-    Kamado::Process::started(getppid, $old);
-    delete $_->{board} for values $self->{generations}->%*;
-    require Kamado::Status;
-    my $status = eval {
-        Kamado::Status->new(
-            $self->{status_args}->%*,
-            listener   => $self->{status_listener},
-            socket     => $hear,
-            started    => $self->{started},
-            supervisor => getppid,
-        )->run;
-        0;
-    } // do { Kamado::Log->error("the status process failed: $@"); 1 };
-    POSIX::_exit($status);
-}
-
-# A word to the status process (and a board's descriptor), never waiting:
-# what it cannot take now is lost, not the supervisor's time.
-sub _tell_status {
-    my ($self, $msg, $board) = @_;
-    return unless $self->{status_pid};
-    Kamado::Scoreboard->send_fd(fileno $self->{status_tell}, $msg, $board ? $board->fd : -1);
-}
-
-# Forks a generation; returns its pid. It says "ready" on its status pipe
-# once it serves, or the error that stopped it. $cause: start, hup, or
-# replace (the serving one ended).
+# Forks a generation (Kamado::Supervisor::Generation); returns its pid.
+# $cause: start, hup, reload, or replace (the serving one ended).
 sub _start_generation {
     my ($self, $cause) = @_;
     my $number = ++$self->{number};
-    # made here, so that the status process sees it (see _start_status)
-    my $board = $self->{status_listener}
+    # made here, so that the status process sees it
+    my $board = $self->{status_process}->enabled
         ? Kamado::Scoreboard->new_shared(Kamado::Prefork::slots_needed($self->{prefork_args}))
         : undef;
-    pipe(my $status_r, my $status_w) or die "kamado: can't create a pipe: $!\n";
-    my ($pid, $old) = Kamado::Process::fork_signals_blocked();
-    die "kamado: can't fork a generation: $!\n" unless defined $pid;
-    # its own process group (see above), set in both processes: the group
-    # exists whichever of them runs first
-    POSIX::setpgid($pid, 0);
-    if ($pid) {
-        close $status_w;
-        $self->{generations}{$pid} = {
-            number => $number, status => $status_r, said => '', started => Time::HiRes::time(),
-            board => $board, cause => $cause,
-        };
-        $self->_tell_status("board $number $pid $cause", $board) if $board;
-        return $pid;
-    }
-    close $status_r;
-    $status_w->autoflush(1);
-    $self->_generation_main($number, $status_w, $old, $board);
-}
-
-sub _generation_main {
-    my ($self, $number, $status_w, $mask, $board) = @_;
-    my $supervisor = getppid;
-    # (the status process's socket and listener, and the other
-    # generations' boards, are not this generation's)
-    close $self->{status_tell} if $self->{status_tell};
-    close $self->{status_listener}->socket if $self->{status_listener};
-    $_->{board} = undef for values $self->{generations}->%*;
-    $0 =~ s/^kamado supervisor/kamado generation $number/;
-    Kamado::Log->set_role('generation');
-    # until Prefork sets its own: a stop while loading ends the load
-    $SIG{$_} = 'DEFAULT' for qw(TERM QUIT INT);
-    $SIG{$_} = 'IGNORE' for qw(HUP TTIN TTOU USR1);
-    $SIG{CHLD} = 'DEFAULT';
-    Kamado::Process::started($supervisor, $mask);
-    Kamado::Log->debug("generation $number started", $self->{preload} ? ': loading the app' : '');
-    my $app;
-    # (the startup file first, whether the app loads here or in the workers)
-    my $ok = eval { $self->{startup}->() if $self->{startup}; $app = $self->{loader}->() if $self->{preload}; 1 };
-    if (!$ok || ($self->{preload} && !$app)) {
-        syswrite $status_w, ($@ =~ s/^kamado: //r =~ s/\s+\z//r) . "\n";
-        POSIX::_exit(2);
-    }
-    my $prefork = Kamado::Prefork->new(
-        $self->{prefork_args}->%*,
-        generation => $number,
-        ($board ? (board => $board, board_shown => 1) : ()),
-        app      => $app,
-        loader   => $self->{loader},
-        on_ready => sub { syswrite $status_w, "ready\n" },
-        on_give_up => sub { syswrite $status_w, "$_[0]\n" },
+    my $gen = Kamado::Supervisor::Generation->start(
+        $self->%{qw(prefork_args loader preload startup)},
+        number   => $number,
+        cause    => $cause,
+        board    => $board,
+        # (the status process's socket and listener, and the other
+        # generations' boards, are not the new generation's)
+        in_child => sub {
+            $self->{status_process}->close_inherited;
+            $_->{board} = undef for values $self->{generations}->%*;
+        },
     );
-    my $status = eval { $prefork->run } // do {
-        # the supervisor logs it, or dies with it if this is the first
-        syswrite $status_w, ($@ =~ s/^kamado: //r =~ s/\s+\z//r) . "\n";
-        2;
-    };
-    POSIX::_exit($status);              # never the supervisor's END blocks
+    my $pid = $gen->pid;
+    $self->{generations}{$pid} = $gen;
+    $self->{status_process}->tell("board $number $pid $cause", $board) if $board;
+    return $pid;
 }
 
 # Waits until generation $pid serves (returns 1) or fails (returns 0, why,
@@ -317,25 +204,17 @@ sub _wait_for {
     my ($self, $pid, $signal) = @_;
     my $gen = $self->{generations}{$pid};
     until ($signal->{stop}) {
-        my $said = $self->_read_status($gen);
-        return 1 if $said =~ /^ready$/m;
+        return 1 if $gen->ready;
         $self->_kill_slow_load($pid);
         if (waitpid($pid, WNOHANG) == $pid) {
             my $status = $?;
             delete $self->{generations}{$pid};
-            $said = $self->_read_status($gen);
-            return (0, $gen->{why} || $said =~ s/\s+\z//r || 'the first generation exited with ' . Kamado::Process::how($status), $status);
+            return (0, $gen->{why} || $gen->said =~ s/\s+\z//r || 'the first generation exited with ' . Kamado::Process::how($status), $status);
         }
-        vec(my $rin = '', fileno $gen->{status}, 1) = 1;
+        vec(my $rin = '', fileno $gen->fh, 1) = 1;
         select $rin, undef, undef, 0.2;
     }
     return undef;
-}
-
-# Everything the generation wrote on its status pipe so far.
-sub _read_status {
-    my ($self, $gen) = @_;
-    return $gen->{said} .= Kamado::Process::read_waiting($gen->{status});
 }
 
 # The new generation serves: the old one drains. Or it failed: the old
@@ -344,17 +223,17 @@ sub _check_pending {
     my ($self) = @_;
     my $pid = $self->{pending} or return;
     my $gen = $self->{generations}{$pid} or return;
-    return unless $self->_read_status($gen) =~ /^ready$/m;
+    return unless $gen->ready;
     delete $self->{pending};
     Kamado::Notify->send('READY=1', "STATUS=generation $gen->{number} serves");
     if (my $old = $self->{current}) {
         Kamado::Log->notice("generation $gen->{number} serves; generation $self->{generations}{$old}{number} finishes its requests and exits");
         kill TERM => $old;
         $self->{generations}{$old}{draining} = Time::HiRes::time();
-        $self->_tell_status("draining $old");
+        $self->{status_process}->tell("draining $old");
     }
     $self->{current} = $pid;
-    $self->_tell_status("serving $pid");
+    $self->{status_process}->tell("serving $pid");
 }
 
 # The deadlines of generations that are not the serving one: loading
@@ -370,9 +249,9 @@ sub _enforce_deadlines {
     while (my $pid = shift @draining) {
         my $gen = $gens->{$pid};
         if (@draining >= MAX_DRAINING) {
-            $self->_kill_generation($pid, 'more than ' . MAX_DRAINING . ' generations are draining');
+            $gen->kill_group('more than ' . MAX_DRAINING . ' generations are draining');
         } elsif ($grace > 0 && $now > $gen->{draining} + $grace + DRAIN_SLACK) {
-            $self->_kill_generation($pid, sprintf 'still draining %.0f s after TERM (--graceful-timeout %s)',
+            $gen->kill_group(sprintf 'still draining %.0f s after TERM (--graceful-timeout %s)',
                 $now - $gen->{draining}, $grace);
         }
     }
@@ -386,17 +265,8 @@ sub _kill_slow_load {
     my $gen = $self->{generations}{$pid} or return;
     my $limit = $self->{load_timeout} or return;
     return if $gen->{killed} || Time::HiRes::time() < $gen->{started} + $limit;
-    $self->_kill_generation($pid, "not loaded within --load-timeout $limit s");
+    $gen->kill_group("not loaded within --load-timeout $limit s");
     $gen->{why} = "killed: not loaded within --load-timeout $limit s";
-}
-
-# KILL to generation $pid and every process of its group (its workers).
-sub _kill_generation {
-    my ($self, $pid, $why) = @_;
-    my $gen = $self->{generations}{$pid};
-    Kamado::Log->error("killing generation $gen->{number} and its workers: $why");
-    kill -9, $pid;
-    $gen->{killed} = 1;
 }
 
 # Returns the wait status of the current generation when it ended.
@@ -405,30 +275,21 @@ sub _reap {
     my $current_status;
     while ((my $pid = waitpid(-1, WNOHANG)) > 0) {
         my $status = $?;
-        if ($self->{watcher} && $pid == $self->{watcher}->pid) {
-            delete $self->{watcher};
-            Kamado::Log->warn('the --reload watcher exited with ' . Kamado::Process::how($status) . '; changes are not watched any more');
-            next;
-        }
-        if ($self->{status_pid} && $pid == $self->{status_pid}) {
-            Kamado::Log->warn('the status process exited with ' . Kamado::Process::how($status) . '; starting another');
-            delete @$self{qw(status_pid status_tell)};
-            $self->{status_died} = Time::HiRes::time();
-            next;
-        }
+        next if $self->{watcher} && $self->{watcher}->reaped($pid, $status) && delete $self->{watcher};
+        next if $self->{status_process}->reaped($pid, $status);
         my $gen = delete $self->{generations}{$pid} // next;
-        $self->_tell_status("gone $pid " . ($gen->{killed} ? 'killed' : $status ? 'crashed' : 'exited'));
+        $self->{status_process}->tell("gone $pid " . ($gen->{killed} ? 'killed' : $status ? 'crashed' : 'exited'));
         if ($self->{pending} && $pid == $self->{pending}) {
             delete $self->{pending};
             # the old generation serves on: ready as before
             Kamado::Notify->send('READY=1', "STATUS=generation $gen->{number} failed to start") if $self->{current};
-            my $said = $self->_read_status($gen) =~ s/\s+\z//r;
+            my $said = $gen->said =~ s/\s+\z//r;
             Kamado::Log->error("generation $gen->{number} failed to start ("
                 . ($gen->{why} || $said || Kamado::Process::how($status)) . ')'
                 . ($self->{current} ? "; generation $self->{generations}{$self->{current}}{number} keeps serving" : ''));
         } elsif ($self->{current} && $pid == $self->{current}) {
             delete $self->{current};
-            my $said = $self->_read_status($gen) =~ s/\Aready\n//r =~ s/\s+\z//r;
+            my $said = $gen->said =~ s/\Aready\n//r =~ s/\s+\z//r;
             Kamado::Log->error("generation $gen->{number} exited with " . Kamado::Process::how($status) . ($said ? ": $said" : ''));
             $current_status = $status;
         } else {
@@ -451,15 +312,8 @@ sub _stop_all {
     Kamado::Log->notice($signal->{now} ? 'INT: stopping at once' : 'stopping: the requests in progress are finished first');
     Kamado::Process::stop_children(children => $gens, flags => $signal,
         on_reap => sub { Kamado::Log->info("generation $number{ $_[0] } has finished") if $number{ $_[0] } });
-    $self->_stop_status;
-}
-
-# The status process goes last: it shows the generations while they drain.
-sub _stop_status {
-    my ($self) = @_;
-    my $pid = delete $self->{status_pid} or return;
-    kill TERM => $pid;
-    waitpid $pid, 0;
+    # the status process last: it shows the generations while they drain
+    $self->{status_process}->stop;
 }
 
 1;
@@ -483,11 +337,10 @@ preloaded (where Starman's HUP only re-forks workers from the code its
 master process already holds). Modules loaded before the app (C<-M>) stay as the
 supervisor loaded them.
 
-With B<--status-listen> it also forks the status process
-(L<Kamado::Status>, which says why it is a process of its own), makes
-each generation's scoreboard in a memfd before forking the generation and
-hands the status process the descriptor and the generation's state; a
-status process that dies is started again a second later.
+With B<--status-listen> it also runs the status process
+(L<Kamado::Supervisor::StatusProcess>) and makes each generation's
+scoreboard in a memfd before forking the generation, so that the status
+process sees it.
 
 =head1 SIGNALS
 
@@ -501,9 +354,9 @@ C<--error-log> in the supervisor.
 
 With C<watch> (C<--reload>, or C<plackup -R> through
 L<Plack::Handler::Kamado>), a child process, C<kamado reload watcher>
-(L<Kamado::Reload>), reports changed files on a pipe. Once 0.3 s pass
-without another change, and no generation is loading, the supervisor
-starts a new generation exactly as on HUP.
+(L<Kamado::Reload>), reports changed files on a pipe. Once they settle
+(0.3 s without another change), and no generation is loading, the
+supervisor starts a new generation exactly as on HUP.
 
 =head1 NOTIFY
 
