@@ -25,13 +25,24 @@ sub read {
 
 # (whether perl runs it, the switches of its #! line) of a script's first
 # line: no #! line, or an interpreter whose name has "perl" in it, is perl;
-# a program (ELF) is not
+# so is SpeedyCGI's speedy, and then the first is the name perl must be
+# started under to run it (see Kamado::CGI::Mode::Exec::command); a program
+# (ELF) is not. PersistentPerl's and SpeedyCGI's own options come after a
+# "--" (#!/usr/bin/perperl -w -- -t300): they are not perl's, and are left
+# out.
 sub shebang {
     my ($first) = @_;
     return 0 if $first =~ /\A\x7fELF/;
     my ($interpreter) = $first =~ /^#!\s*(\S+)/;
-    return 0 if defined $interpreter && $interpreter !~ /perl/;
-    return (1, $first =~ /^#!\s*\S*perl\S*\s+(-\S.*?)\s*$/ ? split(' ', $1) : ());
+    return (1) unless defined $interpreter;
+    my ($speedy) = $interpreter =~ m{(?:\A|/)(perperl|speedy)\z};
+    return 0 unless $speedy || $interpreter =~ /perl/;
+    my @switches = $first =~ /^#!\s*\S+\s+(-\S.*?)\s*$/ ? split(' ', $1) : ();
+    if ($speedy) {
+        my ($end) = grep { $switches[$_] eq '--' } 0 .. $#switches;
+        splice @switches, $end if defined $end;
+    }
+    return ($interpreter =~ /perl/ ? 1 : $speedy, @switches);
 }
 
 # What tells a changed file: device, inode, size, mtime ('' when it is

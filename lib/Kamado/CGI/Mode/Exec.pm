@@ -38,20 +38,24 @@ sub response {
         open STDERR, '>&', $err_w or POSIX::_exit(126);
         %ENV = Kamado::CGI::Env::request($env, $args->{fixed})->%*;
         Kamado::CGI::Relay::default_signals();
-        { exec { $command[0] } @command }
+        { exec { $command[0] } @command[1 .. $#command] }
         Kamado::Log->error("$script->{filename}: can't run it: $!");
         POSIX::_exit(127);
     });
 }
 
-# How to run a script: perl scripts with this perl and the switches of
-# their #! line (-T must be given on the command line); other scripts
-# through their own #! line.
+# How to run a script: (the program, then its argv from argv[0]): perl
+# scripts with this perl and the switches of their #! line (-T must be
+# given on the command line); other scripts through their own #! line.
+# Perl started on a script whose #! names a program without "perl" in its
+# name (#!/usr/bin/speedy) runs that program instead, unless perl's own
+# argv[0] has no "perl" in it either: it is then the #! program's name.
 sub command {
     my ($file) = @_;
-    open my $fh, '<', $file or return ($^X, $file);
+    open my $fh, '<', $file or return ($^X, $^X, $file);
     my ($perl, @switches) = Kamado::CGI::Source::shebang(scalar(<$fh>) // '');
-    return $perl ? ($^X, @switches, $file) : ($file);
+    return ($file, $file) unless $perl;
+    return ($^X, $perl eq '1' ? $^X : $perl, @switches, $file);
 }
 
 1;

@@ -152,7 +152,7 @@ sub _start {
                 map { defined $ENV{$_} ? ($_ => $ENV{$_}) : () } qw(PERL_HASH_SEED PERL_PERTURB_KEYS));
         # perl, the script's switches, then ours, then the script
         my $script = pop @command;
-        { exec $command[0], @command[1 .. $#command], (map { "-I$_" } @LIB), "-MKamado::CGI::Zygote=$keep" . (defined $dbi ? ",$dbi" : ''), $script }
+        { exec { $command[0] } @command[1 .. $#command], (map { "-I$_" } @LIB), "-MKamado::CGI::Zygote=$keep" . (defined $dbi ? ",$dbi" : ''), $script }
         Kamado::Log->error("$script: can't run $command[0]: $!");
         POSIX::_exit(127);
     }
