@@ -13,6 +13,7 @@ use Kamado::CGI::Output;
 use Kamado::CGI::Relay;    # (body_input)
 use Kamado::CGI::Reaper;
 use Kamado::CGI::Require;
+use Kamado::CGI::Persistent;
 use Kamado::CGI::Snapshot;
 use Kamado::CGI::World;
 use Kamado::CGI::Source;
@@ -43,9 +44,13 @@ use Kamado::Log;
 # - require/do of a library file compile it into the script's package
 #   (Kamado::CGI::Require);
 # - named subs see each run's file-scoped lexicals (share_lexicals, XS),
-#   package variables are put back after each run (Kamado::CGI::Snapshot),
-#   main:: is the script's own while it runs, and caller shows no frame
-#   past the script's top.
+#   package variables are put back after each run (Kamado::CGI::Snapshot)
+#   but for a database handle or a PersistentPerl object in a package
+#   scalar, which registry keeps (scripts written for a persistent perl
+#   keep their connection so), main:: is the script's own while it runs,
+#   and caller shows no frame past the script's top;
+# - the PersistentPerl API's handlers run when the script's state ends
+#   (Kamado::CGI::Persistent).
 #
 # What stays different from plain CGI is documented per hazard in
 # t/cgi/cases.pl and in Kamado::CGI: __PACKAGE__ is not main, $^S is true,
@@ -95,6 +100,9 @@ sub respond {
     local $timed_out = 0;
     my $compiled = _compile_and_run($s, $args, $keep, $in, $env, 1);
     my $exited = delete $s->{exited};
+    # (PersistentPerl's shutdown_next_time or shutdown_now: the worker
+    # exits once this response is sent)
+    $env->{'psgix.harakiri.commit'} = 1 if Kamado::CGI::Persistent::exit_asked();
     return $compiled || $exited ? _response($keep->{out}, $args, $env) : _error(500);
 }
 
@@ -153,7 +161,7 @@ sub _state {
         # as -T or another interpreter, is not here: Kamado::CGI::Mode)
         my %switch = map { $_ => 1 } map { split //, substr $_, 1 } $src->{switches}->@*;
         $s = { file => $file, dir => $script->{dir}, key => $key, libs => {}, packages => {},
-               source => $src, warnings => $switch{w} ? 1 : 0, line_ends => $switch{l} ? "\n" : undef };
+               source => $src, perlrun => $args->{mode} eq 'perlrun' ? 1 : 0, warnings => $switch{w} ? 1 : 0, line_ends => $switch{l} ? "\n" : undef };
         if ($args->{mode} eq 'registry') {
             if (keys %compiled >= $MAX_COMPILED) {
                 my ($oldest) = sort { $compiled{$a}{used} <=> $compiled{$b}{used} } keys %compiled;
@@ -239,6 +247,8 @@ sub _within {
         local @Kamado::CGI::Require::INC_ADDED = ();
         local $Kamado::CGI::Overrides::SCRIPT = $s;
         local $Kamado::CGI::Overrides::RUNNING = current_pid();
+        no warnings 'once';
+        local $PersistentPerl::RUNNER = Kamado::CGI::Persistent->runner($s->{perlrun});
         # (the script's errors are caught inside; this is for the runner's)
         eval {
             Kamado::CGI::Compile::compile($s) unless $s->{code};
@@ -333,6 +343,8 @@ sub _run {
             eval { $end->(); 1 } or ref $@ or print STDERR $@;
         }
     }
+    # (PersistentPerl's register_cleanup, and perlrun's shutdown handlers)
+    Kamado::CGI::Persistent::end_run() if $Kamado::CGI::Persistent::PENDING;
     # the package variables as the script compiled them: what the run
     # left in them (objects, locks, open files) goes now, as at the end
     # of a CGI process, and the next run starts from where CGI starts

@@ -34,6 +34,8 @@ sub import {
         Kamado::DBI::Lend::init($ping);
         $dbi = 1;
     }
+    # (PersistentPerl's i_am_perperl: the script runs in Kamado)
+    $PersistentPerl::KAMADO = 1;
 }
 
 INIT { _serve() if defined $socket_fd }

@@ -1,0 +1,129 @@
+package Kamado::CGI::Persistent;
+use 5.024;
+use strict;
+use warnings;
+
+use Kamado::Log;
+use Kamado::CGI::Overrides;
+
+# The worker's side of the PersistentPerl API (PersistentPerl.pm sends
+# its calls here while a script runs in the worker: Kamado::CGI::Registry
+# puts one of the two runners below in $PersistentPerl::RUNNER for each
+# run). When a script's state ends, its shutdown handlers run:
+#
+# - registry: the script and its kept variables live as long as the
+#   worker, so its handlers run when the worker ends, after its last
+#   request (@Kamado::Prefork::AT_WORKER_EXIT): recycling, TERM, the
+#   generation a HUP replaces, idle retirement, shutdown_next_time;
+# - perlrun: the script is compiled for each request and its package
+#   deleted after it, so the state ends with the request: its handlers
+#   run at the end of the run, after the cleanups (kept for the worker,
+#   they would pile up, one per request, each holding what it closes over).
+#
+# Cleanups (register_cleanup) run at the end of the run, after the
+# script's END blocks, in both.
+
+my $REGISTRY = bless { perlrun => 0 }, __PACKAGE__;
+my $PERLRUN = bless { perlrun => 1 }, __PACKAGE__;
+
+my @shutdown;        # the worker's shutdown handlers (registry)
+my @run_shutdown;    # this run's (perlrun)
+my @cleanup;         # this run's cleanups
+our $PENDING = 0;    # a cleanup or a handler waits for the end of the run
+my $exit = 0;        # the worker exits after this request
+
+{ no warnings 'once'; push @Kamado::Prefork::AT_WORKER_EXIT, sub { worker_exit($_[0]) } }
+
+# runner(PERLRUN) -> the runner for a run in that mode.
+sub runner { $_[1] ? $PERLRUN : $REGISTRY }
+
+sub add_shutdown_handler {
+    my ($self, $code) = @_;
+    return unless ref $code;
+    if ($self->{perlrun}) {
+        push @run_shutdown, $code;
+        $PENDING = 1;
+    } else {
+        push @shutdown, $code;
+    }
+    return;
+}
+
+sub set_shutdown_handler {
+    my ($self, $code) = @_;
+    my $list = $self->{perlrun} ? \@run_shutdown : \@shutdown;
+    my $old = $list->[-1];
+    @$list = ref $code ? ($code) : ();
+    $PENDING = 1 if @run_shutdown;
+    return $old;
+}
+
+sub register_cleanup {
+    my ($self, $code) = @_;
+    return unless ref $code;
+    push @cleanup, $code;
+    $PENDING = 1;
+    return;
+}
+
+sub shutdown_next_time { $exit = 1 }
+
+# (the script ends as with exit: PersistentPerl's own exit is perl's if
+# it was compiled before the in-process overrides)
+sub shutdown_now {
+    $exit = 1;
+    Kamado::CGI::Overrides::_exit(0);
+}
+
+# At the end of a run, inside the runner's KAMADO_CGI_SCRIPT block (an
+# exit in a handler ends that handler): the cleanups, then the run's
+# shutdown handlers (perlrun).
+sub end_run {
+    $PENDING = 0;
+    _call('cleanup', splice @cleanup);
+    _call('shutdown handler', splice @run_shutdown);
+}
+
+# exit_asked() -> whether the run asked the worker to exit (and forgets it).
+sub exit_asked {
+    my $asked = $exit;
+    $exit = 0;
+    return $asked;
+}
+
+# The worker ends: the shutdown handlers, but for an exit at once (INT).
+sub worker_exit {
+    my ($now) = @_;
+    my @handlers = splice @shutdown;
+    _call('shutdown handler', @handlers) unless $now;
+}
+
+sub _call {
+    my ($what, @codes) = @_;
+    for my $code (@codes) {
+        KAMADO_CGI_SCRIPT: {
+            eval { $code->(); 1 } or ref $@ or Kamado::Log->error("PersistentPerl $what died: $@");
+        }
+    }
+}
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::CGI::Persistent - the worker's side of the PersistentPerl API (modes registry and perlrun)
+
+=head1 SYNOPSIS
+
+    local $PersistentPerl::RUNNER = Kamado::CGI::Persistent->runner($perlrun);
+    ... the script runs ...
+    Kamado::CGI::Persistent::end_run() if $Kamado::CGI::Persistent::PENDING;
+    $env->{'psgix.harakiri.commit'} = 1 if Kamado::CGI::Persistent::exit_asked();
+
+=head1 DESCRIPTION
+
+See L<PersistentPerl> for what scripts see; this module decides when
+their handlers run and when the worker exits.
+
+=cut
