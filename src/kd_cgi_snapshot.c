@@ -9,7 +9,8 @@
  * see Snapshot.pm): what the Perl loop did for each glob, in C (a legacy
  * script with fifty globals paid a thousand Perl ops a request for it).
  * A value that is a reference is deep-copied by the Perl's _copy, so
- * that the run cannot change the snapshot through it. Adds to OPENED the
+ * that the run cannot change the snapshot through it. A scalar holding
+ * what kd_snapshot_kept keeps is left as the run left it. Adds to OPENED the
  * globs whose files the run opened, for the caller to close (perl's
  * close, with its flush and lock release). */
 static SV *
@@ -38,6 +39,17 @@ kd_tied(SV *sv, char how)
     return SvRMAGICAL(sv) && mg_find(sv, how) != NULL;
 }
 
+/* What a run leaves in a package scalar and the next run finds: a
+ * database handle (DBI::db, or a class derived from it) and a
+ * PersistentPerl / CGI::SpeedyCGI object, the idiom of scripts written
+ * for a persistent perl (our $dbh; connect unless defined). */
+static int
+kd_snapshot_kept(pTHX_ SV *sv)
+{
+    return SvROK(sv) && SvOBJECT(SvRV(sv))
+        && (sv_derived_from(sv, "DBI::db") || sv_derived_from(sv, "PersistentPerl"));
+}
+
 static void
 kd_snapshot_restore(pTHX_ AV *vars, AV *opened)
 {
@@ -63,7 +75,7 @@ kd_snapshot_restore(pTHX_ AV *vars, AV *opened)
         if (io && IoIFP(io) && PerlIO_fileno(IoIFP(io)) >= 0 && !SvTRUE(*av_fetch(var, 4, 0)))
             av_push(opened, newRV_inc((SV *)gv));
         sv = SvOK(scalar) ? GvSVn(gv) : GvSV(gv);
-        if (sv && !kd_tied(sv, PERL_MAGIC_tiedscalar) && !SvREADONLY(sv)) {
+        if (sv && !kd_tied(sv, PERL_MAGIC_tiedscalar) && !SvREADONLY(sv) && !kd_snapshot_kept(aTHX_ sv)) {
             if (SvROK(scalar)) {
                 SV *copy = kd_snapshot_copy(aTHX_ scalar);
                 sv_setsv_mg(sv, copy);

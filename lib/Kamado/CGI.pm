@@ -368,12 +368,26 @@ under ModPerl::Registry: the client gets no answer and the server starts
 another worker. C<--cgi-timeout> limits the whole run
 (no output can be watched from inside the worker): see L</TIMEOUT>.
 
+One kind of value is kept from one request to the next, for scripts
+written for a persistent perl (PersistentPerl, SpeedyCGI, mod_perl) that
+keep their database connection in a package variable (C<our $dbh;
+$dbh = DBI-E<gt>connect(...) unless defined $dbh>): a package scalar
+that holds, when the run ends, a database handle (an object of class
+C<DBI::db>, or of a class derived from it) or a L<PersistentPerl> (or
+L<CGI::SpeedyCGI>) object keeps it. Only scalars, only those objects:
+arrays and hashes holding them, statement handles (C<DBI::st>), other
+objects and plain data are put back as always, and a C<my> variable at
+file scope is new in each run. The handle itself is as the run left it
+(an open transaction included), as PersistentPerl and mod_perl keep it.
+
 =item perlrun
 
 As registry, but the script and its libraries are compiled for each
 request and its package deleted afterwards, as ModPerl::PerlRun does:
 C<BEGIN>, constants, C</o> and C<state> are then as under CGI, at the
 cost of a compile per request.
+Nothing of the script's package is kept, a database handle in C<our
+$dbh> neither: the package is deleted.
 
 =back
 
@@ -393,6 +407,28 @@ naming the script, which then answers 500 as it would have. What a
 registry script opens while it compiles (in a C<BEGIN> block or a module
 it uses) is then shared by the workers, as with a preloaded app: a
 connection belongs in the run, or in C<--worker-init>.
+
+=head1 PERSISTENTPERL AND SPEEDYCGI SCRIPTS
+
+Scripts written for PersistentPerl or SpeedyCGI run unchanged. A
+C<#!/usr/bin/perperl> or C<#!/usr/bin/speedy> line is a perl line: its
+perl switches count (C<#!/usr/bin/perperl -w -- -t300> is C<-w>), its
+PersistentPerl options (after C<-->) are ignored; Kamado's own options
+govern the workers. Their API is L<PersistentPerl> (and
+L<CGI::SpeedyCGI>), shipped with Kamado in place of the real modules.
+C<i_am_perperl> is true in the fork, registry and perlrun modes, false in
+exec mode and outside Kamado. A cleanup (C<register_cleanup>) runs at
+the end of each request. A shutdown handler runs when the script's state
+ends: in registry mode when its worker ends (recycled, stopped by TERM,
+replaced after HUP, retired when idle, or after the script's
+C<shutdown_next_time>), not when it is stopped at once (INT); in perlrun
+mode at the end of each request (the script's package is deleted then);
+in fork mode when the request's process exits, at the end of each
+request. C<shutdown_next_time> and C<shutdown_now> make a registry or
+perlrun worker exit once the response is sent (a new one replaces it);
+C<shutdown_now> ends the script where it is called, as C<exit> does. In
+fork mode every request's process ends anyway, and they change nothing
+else.
 
 =head1 MODES PER DIRECTORY AND PER SCRIPT
 

@@ -14,7 +14,10 @@ use Kamado ();    # (the XS: _restore_vars)
 # closed (those open when it compiled stay). Subs and formats are not
 # touched. Plain data (unblessed arrays and hashes) is copied
 # deeply, so a run cannot change the snapshot through a reference;
-# objects, code and handles are kept as they are.
+# objects, code and handles are kept as they are. One value a run leaves
+# is kept (kd_snapshot_kept): a database handle (DBI::db) or a
+# PersistentPerl object in a scalar, for scripts written for a persistent
+# perl (our $dbh, connected once; Kamado::CGI, registry).
 
 use constant MAX_DEPTH => 20;
 
