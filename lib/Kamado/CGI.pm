@@ -339,7 +339,10 @@ CGI environment; named subs see each run's file-scoped C<my> variables;
 package variables, C<%SIG>, C<alarm>, special variables (C<$_>, C<$/>, C<$0>...), C<@INC>, the
 library entries of C<%INC>, umask, locale, C<select>, the STDIO layers,
 CGI.pm's globals (with the script's own C<use CGI> pragmas) are put back
-after each run, its END blocks run at the end of each run and the files it
+after each run, its END blocks run at the end of each run (those of its
+own modules too; a module from the worker's library keeps its END block
+for the worker's end: DBI's would disconnect every handle the worker
+keeps) and the files it
 left open are closed; a package-less library (C<require './lib.pl'>) is
 compiled into the package of each script that requires it, and its top
 level runs again on each request. A script is compiled again when it or a
