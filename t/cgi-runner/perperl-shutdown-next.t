@@ -33,6 +33,9 @@ for my $mode (qw(registry perlrun fork)) {
     my $server = start_server(no_app => 1, workers => 1, args => ['--cgi-bin', $root, '--cgi-mode', $mode]);
     for my $case (['next.cgi', "before\nafter\n"], ['now.cgi', "before\n"]) {
         my ($script, $body) = @$case;
+        # (the worker, once it has answered: it may not be forked yet when
+        # the server says it accepts)
+        get_script($server, 'pid.cgi');
         my ($worker) = $server->workers;
         my $r = get_script($server, $script);
         is "$r->{status} $r->{body}", "200 $body", "$mode $script: the response";
