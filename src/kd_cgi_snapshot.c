@@ -40,14 +40,38 @@ kd_tied(SV *sv, char how)
 }
 
 /* What a run leaves in a package scalar and the next run finds: a
- * database handle (DBI::db, or a class derived from it) and a
- * PersistentPerl / CGI::SpeedyCGI object, the idiom of scripts written
+ * database handle (DBI::db, or a class derived from it) that stays
+ * connected (see Kamado::DBI::survives) and a PersistentPerl /
+ * CGI::SpeedyCGI object, the idiom of scripts written
  * for a persistent perl (our $dbh; connect unless defined). */
 static int
 kd_snapshot_kept(pTHX_ SV *sv)
 {
-    return SvROK(sv) && SvOBJECT(SvRV(sv))
-        && (sv_derived_from(sv, "DBI::db") || sv_derived_from(sv, "PersistentPerl"));
+    if (!SvROK(sv) || !SvOBJECT(SvRV(sv)))
+        return 0;
+    if (sv_derived_from(sv, "PersistentPerl"))
+        return 1;
+    if (!sv_derived_from(sv, "DBI::db"))
+        return 0;
+    /* not a handle Kamado::DBI closes at the end of the request */
+    if (get_cv("Kamado::DBI::survives", 0)) {
+        dSP;
+        int n, kept = 1;
+        ENTER;
+        SAVETMPS;
+        PUSHMARK(SP);
+        XPUSHs(sv);
+        PUTBACK;
+        n = call_pv("Kamado::DBI::survives", G_SCALAR | G_EVAL);
+        SPAGAIN;
+        if (n == 1)
+            kept = SvTRUE(POPs);
+        PUTBACK;
+        FREETMPS;
+        LEAVE;
+        return kept;
+    }
+    return 1;
 }
 
 static void

@@ -380,8 +380,13 @@ C<DBI::db>, or of a class derived from it) or a L<PersistentPerl> (or
 L<CGI::SpeedyCGI>) object keeps it. Only scalars, only those objects:
 arrays and hashes holding them, statement handles (C<DBI::st>), other
 objects and plain data are put back as always, and a C<my> variable at
-file scope is new in each run. The handle itself is as the run left it
-(an open transaction included), as PersistentPerl and mod_perl keep it.
+file scope is new in each run. With L<Kamado::DBI> on (the default) the
+handle is reset at the end of each request like the ones it keeps itself
+(transaction rolled back, session reset), and a handle it closes then
+(SQLite, or one that could not be reset) is not kept: the variable is
+put back, and the script connects again as under CGI. With
+C<--no-persistent-dbi> the handle is as the run left it (an open
+transaction included), as PersistentPerl and mod_perl keep it.
 
 =item perlrun
 

@@ -3,6 +3,7 @@ use 5.024;
 use strict;
 use warnings;
 
+use Scalar::Util ();
 use Time::HiRes ();
 use Kamado::DBI::Reset;
 
@@ -122,6 +123,20 @@ sub end_request {
             _drop($e, $e->{reset}->keeps ? 'could not be reset: closed' : '');
         }
     }
+}
+
+# Whether HANDLE, kept by a script in a package variable (registry mode),
+# is still connected at the next request: not when it is one of ours of a
+# driver without a session reset, which end_request closes. The script
+# then finds its variable as it was before the run and connects again,
+# as under plain CGI.
+sub survives {
+    my ($dbh) = @_;
+    my $addr = Scalar::Util::refaddr($dbh) // return 1;
+    for my $e (values %cache) {
+        return $e->{reset}->keeps if Scalar::Util::refaddr($e->{dbh}) == $addr;
+    }
+    return 1;
 }
 
 # Whether a handle was handed out since the last end_request.

@@ -4,6 +4,10 @@
 # defined): request 2 in the same worker finds request 1's handle, the
 # same object. Every other package variable is still put back as the
 # script compiled it, statement handles and other objects among them.
+# SQLite handles are closed by Kamado::DBI at the end of each request (it
+# has no session reset), so the rule shows with --no-persistent-dbi; with
+# Kamado::DBI on, the closed handle is not kept and the script connects
+# again, as under plain CGI, instead of finding a dead handle.
 use strict;
 use warnings;
 use lib 't/lib';
@@ -44,7 +48,8 @@ print 'name=', \$sth->fetchrow_array, "\\n";
 \$other = bless {}, 'Some::Object';
 CGI
 
-my $server = start_server(no_app => 1, workers => 1, args => ['--cgi-bin', $root, '--cgi-mode', 'registry']);
+my $server = start_server(no_app => 1, workers => 1,
+    args => ['--cgi-bin', $root, '--cgi-mode', 'registry', '--no-persistent-dbi']);
 my @runs = map { get_script($server, 'dbh.cgi') } 1 .. 3;
 is $_->{status}, 200, 'the script answers' for @runs;
 my @lines = map { { $_->{body} =~ /(\w+)=(\S+)/g } } @runs;
@@ -60,4 +65,13 @@ for my $i (0 .. 2) {
 }
 unlike $server->log, qr/dbh\.cgi/, 'nothing about the script in the log';
 is $server->stop, 0, 'TERM: exit 0';
+{
+    my $server = start_server(no_app => 1, workers => 1, args => ['--cgi-bin', $root, '--cgi-mode', 'registry']);
+    my @runs = map { get_script($server, 'dbh.cgi') } 1 .. 3;
+    my @lines = map { { $_->{body} =~ /(\w+)=(\S+)/g } } @runs;
+    is_deeply [map { $_->{status} } @runs], [200, 200, 200], 'Kamado::DBI on: every run answers';
+    is_deeply [map { $_->{connected} } @lines], [1, 1, 1], 'and connects again: its closed SQLite handle is not kept';
+    is_deeply [map { $_->{name} } @lines], [qw(one one one)], 'the new handle works';
+    is_deeply [map { $_->{pp} } @lines[1, 2]], [$lines[0]{pp}, $lines[0]{pp}], 'the PersistentPerl object is still kept';
+}
 done_testing;
