@@ -67,9 +67,9 @@ sub _serve {
     # own disposition when it leaves this sub (only what the zygote changed
     # is undone: a handler the script set in a BEGIN block stays, as under
     # CGI, and resetting all of %SIG cost ~270 syscalls a request)
-    # (with lent database handles the zygote reaps them itself: how a
-    # child ended tells whether its borrowed connections can be lent again)
-    local $SIG{CHLD} = $dbi ? 'DEFAULT' : 'IGNORE';
+    # (with lent database handles, what a child said on its report pipe
+    # before it closed tells whether they can be lent again: Kamado::DBI::Lend)
+    local $SIG{CHLD} = 'IGNORE';
     # compiled: say so, with the files the script loaded, so that the
     # worker compiles it again when one of its own changes
     # (Kamado::CGI::Mode::Fork::_private_files picks them)

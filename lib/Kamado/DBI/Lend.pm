@@ -14,9 +14,10 @@ use strict;
 # - at its end (this module's END block, after the script's own) the
 #   child reports on a pipe: "new ARGS" for each connection it made
 #   itself, "driver NAME" for each driver it loaded, then "end";
-# - on the next request the zygote reaps the child and reads its report.
-#   A child that ran its END blocks and exited (not killed by a signal)
-#   left its borrowed connections between two commands: the zygote
+# - on the next request the zygote reads the report of each child whose
+#   pipe has closed (the kernel reaps the children). A child that said
+#   "end" ran its END blocks: it left its borrowed connections between
+#   two commands, and the zygote
 #   resets them (Kamado::DBI::Reset: the transaction, the server session)
 #   and lends them again. Otherwise (killed mid-query, exec, _exit) a
 #   borrowed connection may be in the middle of a reply: the zygote
@@ -24,15 +25,14 @@ use strict;
 #   drivers are loaded and the new connections made in the zygote, so
 #   that the next child borrows them.
 #
-# While a child that borrowed has not exited, the next child borrows
+# While a child that borrowed has not closed its pipe (a process it forked
+# may hold it too), the next child borrows
 # nothing (it connects on its own): a connection is never used by two
 # processes at once.
 
-use constant WNOHANG => 1;      # (Linux and the BSDs; the zygote loads no POSIX)
 use constant EXIT_WAIT => 0.05; # seconds a child that reported its end may take to exit
 
 my @loans;       # { pid, fh, keys => [..], buf }: children not yet reaped
-my %exited;      # pid -> wait status, of children reaped
 my $report;      # in a child: the pipe to its zygote
 my $child_pid;   # in a child: its pid (a grandchild reports nothing)
 my (@new, %drivers);
@@ -71,7 +71,6 @@ sub child {
     close $pipe->[0];
     close $_->{fh} for @loans;
     @loans = ();
-    %exited = ();
     $report = $pipe->[1];
     $child_pid = $$;
     @new = ();
@@ -100,44 +99,41 @@ sub _child_end {
     undef $report;
 }
 
-# Reaps the children that exited and acts on what each said.
+# Acts on what each child that has gone said. A child is gone when its
+# report pipe is closed (the kernel reaps it at once: the worker waits
+# for its process group to go, and a zombie would hold it); one that said
+# its end and is about to close is given EXIT_WAIT seconds.
 sub _settle {
-    while ((my $pid = waitpid(-1, WNOHANG)) > 0) { $exited{$pid} = $? }
     my @open;
     for my $loan (@loans) {
-        _read($loan);
-        # (said its end: about to exit)
-        if (!exists $exited{ $loan->{pid} } && $loan->{buf} =~ /^end$/m) {
-            for (1 .. EXIT_WAIT / 0.001) {
-                my $got = waitpid $loan->{pid}, WNOHANG;
-                if ($got > 0) { $exited{$got} = $?; last }
-                last if $got < 0;
-                select undef, undef, undef, 0.001;
-            }
-        }
-        if (!exists $exited{ $loan->{pid} }) {
+        my $open = _read($loan, 0);
+        $open = _read($loan, EXIT_WAIT) if $open && $loan->{buf} =~ /^end$/m;
+        if ($open) {
             push @open, $loan;
             next;
         }
-        _read($loan);
         close $loan->{fh};
-        _ended($loan, delete $exited{ $loan->{pid} });
+        _ended($loan);
     }
     @loans = @open;
 }
 
+# Reads what the child wrote, waiting at most WAIT seconds for more;
+# false once the pipe is closed.
 sub _read {
-    my ($loan) = @_;
+    my ($loan, $wait) = @_;
     vec(my $rin = '', fileno $loan->{fh}, 1) = 1;
-    while (select(my $r = $rin, undef, undef, 0) > 0) {
-        sysread($loan->{fh}, $loan->{buf}, 65536, length $loan->{buf}) or last;
+    while (select(my $r = $rin, undef, undef, $wait) > 0) {
+        my $n = sysread($loan->{fh}, $loan->{buf}, 65536, length $loan->{buf});
+        return 0 unless $n;
     }
+    return 1;
 }
 
 sub _ended {
-    my ($loan, $status) = @_;
+    my ($loan) = @_;
     my (@new_args, @driver);
-    my $clean = ($status & 127) == 0 && $loan->{buf} =~ /^end$/m;
+    my $clean = $loan->{buf} =~ /^end$/m;
     for (split /\n/, $loan->{buf}) {
         my ($word, @f) = split /\t/;
         # (from a child of the script, whose code could write anything: untainted, checked)
