@@ -16,7 +16,10 @@ use warnings;
 use DBI;
 use File::Temp ();
 use POSIX ();
-use Kamado::Test::DB::Server qw(free_port spawn stop_pid wait_for run_as);
+use Kamado::Test::DB::Server qw(free_port spawn wait_for run_as);
+our @ISA = ('Kamado::Test::DB::Server');
+
+use constant STOP_SIGNAL => 'TERM';
 
 # the smallest InnoDB that starts: given to the install and to each start
 my @INNODB = qw(--innodb-log-file-size=4M --innodb-buffer-pool-size=8M
@@ -83,31 +86,13 @@ sub _probe {
     };
 }
 
-sub dsn { "DBI:MariaDB:database=$_[0]{database};host=127.0.0.1;port=$_[0]{port}" }
-sub user     { $_[0]{user} }
-sub password { $_[0]{password} }
-sub port     { $_[0]{port} }
-sub pid      { $_[0]{pid} }
-
-# A root connection over the unix socket, for the test's admin SQL (made
-# again after a restart).
-sub admin {
+sub _connect_admin {
     my ($self) = @_;
-    return $self->{admin} if $self->{admin} && $self->{admin_pid} == $self->{pid} && $self->{admin}->ping;
-    $self->{admin_pid} = $self->{pid};
-    return $self->{admin} = DBI->connect("DBI:MariaDB:database=mysql;mariadb_socket=$self->{dir}/sock", 'root', '',
+    return DBI->connect("DBI:MariaDB:database=mysql;mariadb_socket=$self->{dir}/sock", 'root', '',
         { PrintError => 0, RaiseError => 1, AutoCommit => 1 });
 }
 
-# sql(SQL, BIND...) as root: the rows of a query (array refs), or the
-# count of a statement.
-sub sql {
-    my ($self, $sql, @bind) = @_;
-    my $dbh = $self->admin;
-    my $sth = $dbh->prepare($sql);
-    my $n = $sth->execute(@bind);
-    return $sth->{NUM_OF_FIELDS} ? $sth->fetchall_arrayref : $n;
-}
+sub dsn { "DBI:MariaDB:database=$_[0]{database};host=127.0.0.1;port=$_[0]{port}" }
 
 # The ids of the connections the test user has open now.
 sub connections {
@@ -119,25 +104,6 @@ sub connections {
 sub kill_connection {
     my ($self, $id) = @_;
     $self->sql("KILL CONNECTION " . ($id + 0));
-}
-
-# Stops the server and starts it again on the same port and data.
-sub restart {
-    my ($self) = @_;
-    $self->stop;
-    $self->_start;
-}
-
-sub stop {
-    my ($self) = @_;
-    delete $self->{admin};
-    stop_pid(delete $self->{pid}, 'TERM');
-}
-
-sub DESTROY {
-    my ($self) = @_;
-    local ($?, $@);
-    $self->stop if $self->{pid};
 }
 
 1;

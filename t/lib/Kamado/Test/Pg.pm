@@ -17,7 +17,10 @@ use warnings;
 use DBI;
 use File::Temp ();
 use POSIX ();
-use Kamado::Test::DB::Server qw(free_port spawn stop_pid wait_for run_as);
+use Kamado::Test::DB::Server qw(free_port spawn wait_for run_as);
+our @ISA = ('Kamado::Test::DB::Server');
+
+use constant STOP_SIGNAL => 'INT';    # (a fast shutdown)
 
 sub _bin {
     my ($name) = @_;
@@ -78,33 +81,12 @@ sub _probe {
 
 sub _connect_admin {
     my ($self, $db) = @_;
+    $db //= 'postgres';
     return DBI->connect("DBI:Pg:dbname=$db;host=$self->{dir};port=$self->{port}", 'postgres', '',
         { PrintError => 0, RaiseError => 1, AutoCommit => 1 });
 }
 
 sub dsn      { "DBI:Pg:dbname=$_[0]{database};host=127.0.0.1;port=$_[0]{port}" }
-sub user     { $_[0]{user} }
-sub password { $_[0]{password} }
-sub port     { $_[0]{port} }
-sub pid      { $_[0]{pid} }
-
-# A superuser connection over the unix socket (database postgres), for
-# the test's admin SQL (made again after a restart).
-sub admin {
-    my ($self) = @_;
-    return $self->{admin} if $self->{admin} && $self->{admin_pid} == $self->{pid} && $self->{admin}->ping;
-    $self->{admin_pid} = $self->{pid};
-    return $self->{admin} = $self->_connect_admin('postgres');
-}
-
-# sql(SQL, BIND...) as the superuser: the rows of a query (array refs),
-# or the count of a statement.
-sub sql {
-    my ($self, $sql, @bind) = @_;
-    my $sth = $self->admin->prepare($sql);
-    my $n = $sth->execute(@bind);
-    return $sth->{NUM_OF_FIELDS} ? $sth->fetchall_arrayref : $n;
-}
 
 # The backend pids of the test user's connections now.
 sub connections {
@@ -126,26 +108,6 @@ sub kill_connection {
 # What the server wrote to its log so far (log_statement = 'all' makes
 # it every statement: see $db->sql('ALTER SYSTEM ...')).
 sub log { Kamado::Test::DB::Server::_slurp("$_[0]{dir}/server.log") }
-
-# Stops the server (fast shutdown) and starts it again on the same port
-# and data.
-sub restart {
-    my ($self) = @_;
-    $self->stop;
-    $self->_start;
-}
-
-sub stop {
-    my ($self) = @_;
-    delete $self->{admin};
-    stop_pid(delete $self->{pid}, 'INT');
-}
-
-sub DESTROY {
-    my ($self) = @_;
-    local ($?, $@);
-    $self->stop if $self->{pid};
-}
 
 1;
 __END__

@@ -94,6 +94,52 @@ sub _slurp {
     return scalar <$fh>;
 }
 
+
+# The methods both servers' objects share (Kamado::Test::MariaDB and
+# Kamado::Test::Pg inherit them): each gives _connect_admin (a superuser
+# connection over the unix socket), _start and STOP_SIGNAL.
+sub user     { $_[0]{user} }
+sub password { $_[0]{password} }
+sub port     { $_[0]{port} }
+sub pid      { $_[0]{pid} }
+
+# The superuser connection, for the test's admin SQL (made again after a
+# restart).
+sub admin {
+    my ($self) = @_;
+    return $self->{admin} if $self->{admin} && $self->{admin_pid} == $self->{pid} && $self->{admin}->ping;
+    $self->{admin_pid} = $self->{pid};
+    return $self->{admin} = $self->_connect_admin;
+}
+
+# sql(SQL, BIND...) as the superuser: the rows of a query (array refs),
+# or the count of a statement.
+sub sql {
+    my ($self, $sql, @bind) = @_;
+    my $sth = $self->admin->prepare($sql);
+    my $n = $sth->execute(@bind);
+    return $sth->{NUM_OF_FIELDS} ? $sth->fetchall_arrayref : $n;
+}
+
+# Stops the server and starts it again on the same port and data.
+sub restart {
+    my ($self) = @_;
+    $self->stop;
+    $self->_start;
+}
+
+sub stop {
+    my ($self) = @_;
+    delete $self->{admin};
+    stop_pid(delete $self->{pid}, $self->STOP_SIGNAL);
+}
+
+sub DESTROY {
+    my ($self) = @_;
+    local ($?, $@);
+    $self->stop if $self->{pid};
+}
+
 1;
 __END__
 
