@@ -3,32 +3,33 @@ use 5.024;
 use strict;
 use warnings;
 
-use POSIX qw(WNOHANG);
 use List::Util qw(min max sum);
 use Socket qw(AF_UNIX SOCK_SEQPACKET);
 use Time::HiRes ();
+use Kamado ();
 use Kamado::ErrorLog;
-use Kamado::Hooks;
 use Kamado::Log;
+use Kamado::Prefork::Reaper;
+use Kamado::Prefork::Scaling;
+use Kamado::Prefork::Single;
+use Kamado::Prefork::Slots;
+use Kamado::Prefork::Worker;
 use Kamado::Process;
-use Kamado::Server;
 
 # A generation: binds nothing itself (the listeners come ready), forks
 # the workers, replaces those that exit, and acts on signals. Signal
 # handlers only set flags (Kamado::Process); the loop in run() acts on
-# them.
+# them. What the loop does is in role modules, as functions over this
+# object: Kamado::Prefork::Worker (in the child forked), ::Slots (the
+# scoreboard), ::Scaling (TTIN, TTOU, autoscaling), ::Reaper (reaping and
+# the end), ::Single (--workers 0).
 
-# A worker whose app cannot be loaded (--no-preload) exits with
-# LOAD_FAILED, one whose --worker-init dies with INIT_FAILED; after
-# LOAD_TRIES of them in a row, with a doubling pause between, the
-# generation gives up rather than fork for ever.
-use constant { LOAD_FAILED => 2, INIT_FAILED => 3, LOAD_TRIES => 5, LOAD_PAUSE => 0.25 };
-# Autoscaling reads the scoreboard this often (seconds).
-use constant TICK => 0.25;
-# Each worker's memory is read from /proc this often (seconds), for the
-# scoreboard file and the status listener.
-use constant MEASURE => 1;
-my %BUSY = map { ($_ => 1) } qw(reading app writing);
+# A worker whose app cannot be loaded (--no-preload) or whose
+# --worker-init dies exits with the status that says so
+# (Kamado::Prefork::Worker's LOAD_FAILED, INIT_FAILED); after LOAD_TRIES
+# of them in a row, with a doubling pause between, the generation gives
+# up rather than fork for ever.
+use constant { LOAD_TRIES => 5, LOAD_PAUSE => 0.25 };
 
 sub new {
     my ($class, %args) = @_;
@@ -60,7 +61,7 @@ sub new {
         children     => {},                  # pid => generation
         pool_of      => {},                  # pid => pool index (0: the default pool)
         generation   => $args{generation} // 1,    # the supervisor's count
-        load_failures => 0,                  # in a row; see LOAD_FAILED
+        load_failures => 0,                  # in a row; see LOAD_TRIES
         slot_of      => {},                  # pid => scoreboard slot
     }, $class;
     if (defined $self->{max_workers}) {
@@ -72,18 +73,6 @@ sub new {
 
 sub autoscaling { defined $_[0]{max_workers} }
 
-# One slot per worker that can be alive at once: a whole generation may
-# still be draining while its replacements start (HUP, max-reqs-per-child),
-# and TTIN adds to a fixed pool. Workers beyond it run without a slot.
-sub _scoreboard {
-    my ($self) = @_;
-    return $self->{scoreboard} if $self->{board_ready}++;
-    my $board = $self->{scoreboard} //= Kamado::Scoreboard->new($self->slots_needed);
-    $board->set_generation($self->{generation}, 1 + $self->{pools}->@*);
-    $board->publish($self->{scoreboard_file}) if defined $self->{scoreboard_file};
-    return $board;
-}
-
 # (a class method too: the supervisor makes boards of this size)
 sub slots_needed {
     my ($self) = @_;
@@ -91,47 +80,14 @@ sub slots_needed {
     return 2 * $most + 8;
 }
 
-# The board is anonymous shared memory, the generation's and its
-# workers' alone; --scoreboard gets a copy, rewritten every TICK (see
-# Kamado::Scoreboard), so nothing another user does to that file reaches
-# the generation.
-sub _board {
-    my ($slots, $file) = @_;
-    my $board = Kamado::Scoreboard->new($slots);
-    $board->publish($file) if defined $file;
-    return $board;
-}
-
-sub _publish {
-    my ($self) = @_;
-    $self->_measure if defined $self->{scoreboard_file} || $self->{board_shown};
-    return unless defined $self->{scoreboard_file};
-    my $now = Time::HiRes::time();
-    return if $now < ($self->{next_publish} // 0);
-    $self->{next_publish} = $now + TICK;
-    $self->{scoreboard}->refresh;
-}
-
-# Each worker's memory (/proc/PID/smaps_rollup), into its slot: read here,
-# by the pid this process forked, never by a worker on its request path.
-sub _measure {
-    my ($self) = @_;
-    my $now = Time::HiRes::time();
-    return if $now < ($self->{next_measure} // 0);
-    $self->{next_measure} = $now + MEASURE;
-    while (my ($pid, $slot) = each $self->{slot_of}->%*) {
-        $self->{scoreboard}->read_memory($slot, $pid);
-    }
-}
-
 sub run {
     my ($self) = @_;
-    return $self->_run_single if $self->{workers} == 0;
+    return Kamado::Prefork::Single::run($self) if $self->{workers} == 0;
 
     my %signal;
-    $self->_scoreboard;               # mapped before the first fork
+    Kamado::Prefork::Slots::board($self);    # mapped before the first fork
     # (what the workers' CGI scripts leave running when a worker dies
-    # comes here: _stop_orphans)
+    # comes here: Kamado::Prefork::Reaper)
     Kamado::set_child_subreaper();
     local $0 = $0 =~ /^kamado / ? $0 : "kamado generation $self->{generation} $0";    # what ps shows
     # not local: a second TERM while the generation returns must not kill it
@@ -145,11 +101,11 @@ sub run {
     $self->{notice_w} = $notice_w;
     $self->_make_queues if $self->{pools}->@*;
 
-    $self->_before_fork;
+    Kamado::Prefork::Worker::before_fork($self);
     # it serves once workers are forked from the preloaded app, or once
     # the first worker has loaded it and done what it does before it
     # accepts (a worker whose --worker-init dies must not count as serving)
-    $self->{on_ready}->() if $self->{on_ready} && !$self->_worker_says_loaded;
+    $self->{on_ready}->() if $self->{on_ready} && !Kamado::Prefork::Worker::says_loaded($self);
     my $last_failure = 0;
     while (!$signal{stop}) {
         $self->_read_notices($notice_r);
@@ -159,18 +115,18 @@ sub run {
             $self->{server_args}{access_log}->reopen if $self->{server_args}{access_log};
             kill USR1 => keys $self->{children}->%*;
         }
-        $self->_resize(delete $signal{more}, delete $signal{fewer});
-        $self->_reap(\$last_failure);
+        Kamado::Prefork::Scaling::resize($self, delete $signal{more}, delete $signal{fewer});
+        Kamado::Prefork::Reaper::reap($self, \$last_failure);
         if ($self->{load_failures} >= LOAD_TRIES) {
             my $why = "giving up: $self->{failing} in $self->{load_failures} workers in a row";
             Kamado::Log->error($why);
             $self->{on_give_up}->($why) if $self->{on_give_up};
-            $self->_shutdown({});
+            Kamado::Prefork::Reaper::stop_workers($self, {});
             $self->{scoreboard}->refresh;
             return 1;
         }
-        $self->_autoscale if $self->autoscaling;
-        $self->_publish;
+        Kamado::Prefork::Scaling::autoscale($self) if $self->autoscaling;
+        Kamado::Prefork::Slots::publish($self);
         # workers of this generation, and how many each pool lacks
         my @want = ($self->{workers}, map { $_->{workers} } $self->{pools}->@*);
         my @current = (0) x @want;
@@ -198,7 +154,7 @@ sub run {
         $timeout = min($timeout, max(0, $self->{next_measure} - Time::HiRes::time())) if $self->{board_shown};
         select $rin, undef, undef, $timeout;
     }
-    $self->_shutdown(\%signal);
+    Kamado::Prefork::Reaper::stop_workers($self, \%signal);
     $self->{scoreboard}->refresh;
     return 0;
 }
@@ -219,85 +175,11 @@ sub _make_queues {
     $self->{queues} = \@queues;
 }
 
-# What Kamado::Server needs to serve pool $i (0: the default pool).
-sub _pool_args {
-    my ($self, $i) = @_;
-    my @queues = $self->{queues}->@*;
-    my $timeout = $i ? $self->{pools}[ $i - 1 ]{timeout} : undef;
-    return (
-        pools => {
-            routes  => [map { [$_->{prefix}, fileno $_->{send}] } @queues],
-            mine    => $i,
-            recv_fd => fileno $queues[$i]{recv},
-            listen  => $i == 0 ? 1 : 0,    # a pool's workers take only its queue
-        },
-        (defined $timeout ? (request_timeout => $timeout) : ()),
-    );
-}
-
-# TTIN adds a worker, TTOU retires one (the newest), never the last; both
-# act on the default pool; when autoscaling, within --min-workers and
-# --max-workers.
-sub _resize {
-    my ($self, $more, $fewer) = @_;
-    return unless $more || $fewer;
-    my $want = max(1, $self->{workers} + ($more // 0) - ($fewer // 0));
-    $want = min(max($want, $self->{min_workers}), $self->{max_workers}) if $self->autoscaling;
-    my @current = sort { $b <=> $a }
-        grep { $self->{children}{$_} == $self->{generation} && !$self->{pool_of}{$_} } keys $self->{children}->%*;
-    if (@current > $want) {
-        my @retire = @current[0 .. @current - $want - 1];
-        $self->{children}{$_} = 0 for @retire;    # not counted: no replacement
-        $self->{exit_cause}{$_} = 'ttou' for @retire;
-        kill TERM => @retire;
-    }
-    Kamado::Log->notice("TTIN/TTOU: $want worker" . ($want == 1 ? '' : 's'));
-    $self->{workers} = $want;
-}
-
-# Autoscaling, a few times a second, from the scoreboard: one more worker
-# when every current one is busy (reading a body, in the app, writing),
-# up to max_workers; one fewer when more than one has been idle for
-# max_worker_idle seconds, down to min_workers. The retired worker is the
-# idle one holding the fewest connections (then the longest idle); it
-# finishes what it holds, as after TTOU. A new worker counts as neither
-# busy nor idle until its loop runs, so growth waits for it.
-sub _autoscale {
-    my ($self) = @_;
-    my $now = Time::HiRes::time();
-    return if $now < ($self->{next_tick} // 0);
-    $self->{next_tick} = $now + TICK;
-    # (the default pool's workers: --pool sizes are fixed)
-    my @current = grep { $self->{children}{$_} == $self->{generation} && !$self->{pool_of}{$_} }
-        keys $self->{children}->%*;
-    return if @current < $self->{workers};    # still starting them
-    my @slots = $self->{scoreboard}->slots;
-    # keyed by the pid forked, never by the one a slot holds
-    my %slot = map { my $i = $self->{slot_of}{$_}; defined $i ? ($_ => {$slots[$i]->%*, pid => $_}) : () } @current;
-    my $busy = grep { $BUSY{ $_->{state} } } values %slot;
-    if ($busy == @current && $self->{workers} < $self->{max_workers}) {
-        $self->{workers}++;
-        Kamado::Log->info("scaling up to $self->{workers} workers: all $busy busy");
-        return;
-    }
-    my @spare = sort { $a->{connections} <=> $b->{connections} || $b->{seconds} <=> $a->{seconds} }
-        grep { $_->{state} eq 'idle' && $_->{seconds} >= $self->{max_worker_idle} } values %slot;
-    return unless @spare > 1 && $self->{workers} > $self->{min_workers};
-    my $pid = $spare[0]{pid};
-    return unless $self->{children}{$pid};    # a child of this generation, not reaped
-    $self->{workers}--;
-    $self->{children}{$pid} = 0;    # not counted: no replacement
-    $self->{exit_cause}{$pid} = 'idle';
-    kill TERM => $pid;
-    Kamado::Log->info(sprintf 'retiring idle worker %d (idle %.0f s): %d worker%s', $pid, $spare[0]{seconds},
-        $self->{workers}, $self->{workers} == 1 ? '' : 's');
-}
-
 sub _spawn {
     my ($self, $pool) = @_;
     $pool //= 0;
     my $generation = $$;
-    my $slot = $self->_free_slot;
+    my $slot = Kamado::Prefork::Slots::free($self);
     $self->{scoreboard}->claim($slot, $self->{generation}, $pool) if defined $slot;
     my ($pid, $old) = Kamado::Process::fork_signals_blocked();
     if (!defined $pid) {
@@ -314,137 +196,18 @@ sub _spawn {
         }
         return;
     }
-    $self->_worker_main($generation, $old, $slot, $pool);
-}
-
-# The lowest slot no worker holds, or undef when all are taken.
-sub _free_slot {
-    my ($self) = @_;
-    my %taken = map { ($_ => 1) } values $self->{slot_of}->%*;
-    for my $i (0 .. $self->{scoreboard}->size - 1) {
-        return $i unless $taken{$i};
-    }
-    return undef;
-}
-
-# A reaped worker's slot is free again (its counters added to the
-# board's), and its exit is counted by cause: the one it or this process
-# gave, else what its wait status says.
-sub _release_slot {
-    my ($self, $pid, $status) = @_;
-    my $slot = delete $self->{slot_of}{$pid};
-    return unless defined $slot;    # (an orphan reaped, or a worker without a slot)
-    $self->{scoreboard}->clear($slot);
-    my $cause = delete $self->{exit_cause}{$pid};
-    $cause //= !$status ? 'stop'
-        : ($status & 127) == POSIX::SIGVTALRM() ? 'request_timeout'
-        : $status >> 8 == LOAD_FAILED && !$self->{app} ? 'load_failed'
-        : 'crash';
-    $self->{scoreboard}->count_exit(Kamado::Scoreboard->exit_index($cause));
-}
-
-sub _worker_main {
-    my ($self, $generation, $mask, $slot, $pool) = @_;
-    my ($server, $stop);
-    my $name = $pool ? " $self->{pools}[$pool - 1]{name}" : '';
-    $0 =~ s/^kamado generation \d+/kamado worker$name/;
-    Kamado::Log->set_role('worker');
-    # the worker's column of the signal table (Kamado::Process); a stop
-    # that comes while the app loads is acted on once the server exists
-    $SIG{$_} = sub { $stop = 1; $server->stop if $server } for qw(TERM QUIT);
-    $SIG{INT} = sub { _at_exit(1); POSIX::_exit(0) };    # at once, mid-request or not
-    $SIG{$_} = 'IGNORE' for qw(HUP TTIN TTOU);    # the generation's business
-    my $access_log = $self->{server_args}{access_log};
-    $SIG{USR1} = sub { Kamado::ErrorLog->reopen; $access_log->reopen if $access_log };
-    # (the lines of requests served go out even when the worker dies)
-    push our(@AT_WORKER_EXIT), sub { $access_log->flush } if $access_log;
-    Kamado::Process::started($generation, $mask);
-    $SIG{CHLD} = 'DEFAULT';
-    srand;                             # every worker its own random sequence
-    my $notice = $self->{notice_w};
-    my $app = $self->{app} // eval { my $app = $self->{loader}->(); $_->() for $self->{prepare}->@*; $app } // do {
-        Kamado::Log->error("worker can't load the app: " . ($@ =~ s/\s+\z//r));
-        POSIX::_exit(LOAD_FAILED);
-    };
-    $self->_worker_start(sub {
-        Kamado::Log->error("worker $$: $_[0]");
-        POSIX::_exit(INIT_FAILED);
-    });
-    syswrite $notice, "loaded $$\n" if $self->_worker_says_loaded;
-    Kamado::Log->debug('worker of generation ', $self->{generation}, ($name ? " for pool$name" : ''), ' started',
-        (defined $slot ? " in scoreboard slot $slot" : ''));
-    my $status = eval {
-        my $max = $self->{max_requests};
-        # jitter, so workers do not all recycle at the same moment
-        $max -= int rand($max / 5) if $max > 4;
-        my $age = $self->{max_age};
-        $age -= rand($age / 5) if $age;
-        $server = Kamado::Server->new(
-            %{ $self->{server_args} },
-            ($self->{queues} ? $self->_pool_args($pool) : ()),
-            app          => $app,
-            max_requests => $max,
-            max_age      => $age,
-            on_drain     => sub { syswrite $notice, "retire $$ $_[0]\n" },
-            scoreboard   => $self->{scoreboard},
-            slot         => $slot,
-        );
-        $server->stop if $stop;
-        $server->run;
-        0;
-    } // do {
-        Kamado::Log->error("worker failed: $@");
-        1;
-    };
-    _at_exit(0);
-    POSIX::_exit($status);             # never run the generation's END blocks
+    Kamado::Prefork::Worker::main($self, $generation, $old, $slot, $pool);
 }
 
 # Subs each worker runs once it has the app, before it accepts
-# (_worker_start): Kamado::CGI's fork mode starts its zygotes there.
+# (Kamado::Prefork::Worker::start): Kamado::CGI's fork mode starts its
+# zygotes there.
 our @AT_WORKER_START;
-
-# In the generation before the first fork (or in the one process of
-# --workers 0): --worker-init compiled, and with the app loaded here what
-# is to be prepared with it. Dies with the error that stops the generation.
-sub _before_fork {
-    my ($self) = @_;
-    $self->{init} = Kamado::Hooks->worker_init($self->{worker_init}) if defined $self->{worker_init};
-    return unless $self->{app};
-    $_->() for $self->{prepare}->@*;
-}
-
-# Whether workers say "loaded" once they can serve (and the generation
-# waits for the first one before it says it serves): when they load the
-# app themselves, or do anything of their own before they accept.
-sub _worker_says_loaded {
-    my ($self) = @_;
-    return !$self->{app} || $self->{init} || @AT_WORKER_START ? 1 : 0;
-}
-
-# In each worker once it has the app, before it accepts: the subs in
-# @AT_WORKER_START (one that dies is logged and the worker goes on), then
-# --worker-init's hook: when it dies, $fail is called with why.
-sub _worker_start {
-    my ($self, $fail) = @_;
-    for my $sub (@AT_WORKER_START) {
-        eval { $sub->(); 1 } or Kamado::Log->error("at worker start: " . ($@ =~ s/\s+\z//r));
-    }
-    my $init = $self->{init} or return;
-    eval { $init->(); 1 } or $fail->("--worker-init failed: " . ($@ =~ s/\s+\z//r));
-}
 
 # What a worker runs before it exits (it runs no END blocks): the subs
 # in @AT_WORKER_EXIT, given 1 when it exits at once (INT). Kamado::CGI's
 # runner ends its scripts' processes so.
 our @AT_WORKER_EXIT;
-
-sub _at_exit {
-    my ($now) = @_;
-    for my $sub (@AT_WORKER_EXIT) {
-        eval { $sub->($now); 1 } or Kamado::Log->error("at worker exit: $@");
-    }
-}
 
 sub _read_notices {
     my ($self, $fh) = @_;
@@ -459,113 +222,6 @@ sub _read_notices {
             $self->{exit_cause}{$2} //= $3 if $3 && $3 ne 'stop';
         }
     }
-}
-
-sub _reap {
-    my ($self, $last_failure) = @_;
-    while ((my $pid = waitpid(-1, WNOHANG)) > 0) {
-        my $gen = delete $self->{children}{$pid} // next;
-        $self->_release_slot($pid, $?);
-        delete $self->{pool_of}{$pid};
-        if ($?) {
-            $$last_failure = Time::HiRes::time();
-            # (only workers that load the app exit with it for that reason;
-            # each one that loaded said so, which resets the count)
-            if ($? >> 8 == LOAD_FAILED && !$self->{app}) {
-                $self->{load_failures}++;
-                $self->{failing} = 'the app failed to load';
-            } elsif ($? >> 8 == INIT_FAILED && $self->{init}) {
-                $self->{load_failures}++;
-                $self->{failing} = '--worker-init failed';
-            }
-            Kamado::Log->warn("worker $pid exited with " . Kamado::Process::how($?)
-                . (($? & 127) == POSIX::SIGVTALRM() ? ' (killed by --request-timeout)' : ''));
-        }
-    }
-}
-
-# TERM, QUIT: workers finish what they are serving, then exit; those still
-# busy after --graceful-timeout are killed (a stuck request must not keep a
-# deploy waiting for ever), and the log names them. INT ($signal->{now},
-# before or during the drain): workers exit at once.
-sub _shutdown {
-    my ($self, $signal) = @_;
-    Kamado::Process::stop_children(
-        children => $self->{children},
-        flags    => $signal,
-        timeout  => $self->{graceful_timeout},
-        on_reap  => sub { $self->_release_slot($_[0], $_[1]) },
-        on_timeout => sub {
-            $self->{exit_cause}{$_} = 'graceful_timeout' for @_;
-            Kamado::Log->warn("graceful timeout ($self->{graceful_timeout} s): killing worker"
-                . (@_ > 1 ? 's ' : ' ') . join(', ', @_));
-        },
-    );
-    _stop_orphans();
-}
-
-# Once the workers are gone, the processes they left (CGI scripts still
-# running, what those started) are this process's children (it is their
-# subreaper): each one's process group gets TERM, then KILL 2 seconds
-# later, and they are reaped. (A group of this process's own, such as a
-# zygote's, gets the signal by pid: the group is the server's.)
-sub _stop_orphans {
-    my $own = getpgrp;
-    my $start = Time::HiRes::time();
-    my %termed;
-    while (1) {
-        1 while waitpid(-1, WNOHANG) > 0;
-        my %left = _children() or last;
-        my $kill = Time::HiRes::time() - $start >= 2;
-        my @targets = map { $left{$_} == $own ? $_ : (-$left{$_}, $_) }
-            grep { $kill || !$termed{$_}++ } keys %left;
-        kill $kill ? 'KILL' : 'TERM', @targets if @targets;
-        last if Time::HiRes::time() - $start >= 4;
-        Time::HiRes::sleep(0.02);
-    }
-}
-
-# This process's children: pid => process group (from /proc).
-sub _children {
-    my %children;
-    opendir my $proc, '/proc' or return;
-    for my $pid (grep { /\A\d+\z/ } readdir $proc) {
-        open my $fh, '<', "/proc/$pid/stat" or next;
-        my $stat = <$fh> // next;
-        # pid (comm) state ppid pgrp ...: comm may hold spaces and parens
-        my ($ppid, $pgrp) = (split ' ', substr($stat, rindex($stat, ')') + 2))[1, 2];
-        $children{$pid} = $pgrp if ($ppid // 0) == $$;
-    }
-    return %children;
-}
-
-# --workers 0: serve in this process (debugging, profiling).
-sub _run_single {
-    my ($self) = @_;
-    Kamado::Log->set_role('worker');    # (it serves the requests)
-    my $app = $self->{app} // $self->{loader}->();
-    $self->{app} = $app;
-    $self->_before_fork;
-    $self->_worker_start(sub { die "kamado: $_[0]\n" });
-    # one slot, this process's, for --scoreboard; with no generation loop
-    # to copy it, the copy is rewritten once each request is done
-    my $board = _board(1, $self->{scoreboard_file});
-    $board->claim(0, 1);
-    $board->set_pid(0, $$);
-    $board->refresh;
-    if (defined $self->{scoreboard_file}) {
-        my $inner = $app;
-        $app = sub { push $_[0]{'psgix.cleanup.handlers'}->@*, sub { $board->refresh }; $inner->(@_) };
-    }
-    my $server = Kamado::Server->new(%{ $self->{server_args} }, app => $app, scoreboard => $board, slot => 0);
-    my $access_log = $self->{server_args}{access_log};
-    @SIG{qw(TERM QUIT)} = (sub { $server->stop }) x 2;
-    $SIG{INT} = sub { $access_log->flush if $access_log; POSIX::_exit(0) };
-    $SIG{USR1} = sub { Kamado::ErrorLog->reopen; $access_log->reopen if $access_log };
-    $SIG{PIPE} = 'IGNORE';
-    $self->{on_ready}->() if $self->{on_ready};
-    $server->run;
-    return 0;
 }
 
 1;
@@ -665,5 +321,13 @@ C<min_workers> and C<max_workers>; autoscaling goes on from the new count
 (C<--pool>) sizes are fixed.
 
 =back
+
+=head1 SEE ALSO
+
+The parts of a generation, each a set of functions over this object:
+L<Kamado::Prefork::Worker> (a worker from its fork to its exit),
+L<Kamado::Prefork::Slots> (the scoreboard), L<Kamado::Prefork::Scaling>
+(TTIN, TTOU and autoscaling), L<Kamado::Prefork::Reaper> (reaping and
+stopping the workers), L<Kamado::Prefork::Single> (C<--workers 0>).
 
 =cut

@@ -1,0 +1,123 @@
+package Kamado::Prefork::Reaper;
+use 5.024;
+use strict;
+use warnings;
+
+use POSIX qw(WNOHANG);
+use Time::HiRes ();
+use Kamado::Log;
+use Kamado::Prefork::Slots;
+use Kamado::Prefork::Worker;
+use Kamado::Process;
+
+# The end of the generation's workers, as functions over the
+# Kamado::Prefork object: each one reaped as it exits, and at the end all
+# of them stopped, then whatever they left running.
+
+# Reaps the workers that have exited; $last_failure (a reference) gets
+# the time of the last one that failed.
+sub reap {
+    my ($self, $last_failure) = @_;
+    while ((my $pid = waitpid(-1, WNOHANG)) > 0) {
+        my $gen = delete $self->{children}{$pid} // next;
+        Kamado::Prefork::Slots::release($self, $pid, $?);
+        delete $self->{pool_of}{$pid};
+        if ($?) {
+            $$last_failure = Time::HiRes::time();
+            # (only workers that load the app exit with it for that reason;
+            # each one that loaded said so, which resets the count)
+            if ($? >> 8 == Kamado::Prefork::Worker::LOAD_FAILED() && !$self->{app}) {
+                $self->{load_failures}++;
+                $self->{failing} = 'the app failed to load';
+            } elsif ($? >> 8 == Kamado::Prefork::Worker::INIT_FAILED() && $self->{init}) {
+                $self->{load_failures}++;
+                $self->{failing} = '--worker-init failed';
+            }
+            Kamado::Log->warn("worker $pid exited with " . Kamado::Process::how($?)
+                . (($? & 127) == POSIX::SIGVTALRM() ? ' (killed by --request-timeout)' : ''));
+        }
+    }
+}
+
+# TERM, QUIT: workers finish what they are serving, then exit; those still
+# busy after --graceful-timeout are killed (a stuck request must not keep a
+# deploy waiting for ever), and the log names them. INT ($signal->{now},
+# before or during the drain): workers exit at once.
+sub stop_workers {
+    my ($self, $signal) = @_;
+    Kamado::Process::stop_children(
+        children => $self->{children},
+        flags    => $signal,
+        timeout  => $self->{graceful_timeout},
+        on_reap  => sub { Kamado::Prefork::Slots::release($self, $_[0], $_[1]) },
+        on_timeout => sub {
+            $self->{exit_cause}{$_} = 'graceful_timeout' for @_;
+            Kamado::Log->warn("graceful timeout ($self->{graceful_timeout} s): killing worker"
+                . (@_ > 1 ? 's ' : ' ') . join(', ', @_));
+        },
+    );
+    _stop_orphans();
+}
+
+# Once the workers are gone, the processes they left (CGI scripts still
+# running, what those started) are this process's children (it is their
+# subreaper): each one's process group gets TERM, then KILL 2 seconds
+# later, and they are reaped. (A group of this process's own, such as a
+# zygote's, gets the signal by pid: the group is the server's.)
+sub _stop_orphans {
+    my $own = getpgrp;
+    my $start = Time::HiRes::time();
+    my %termed;
+    while (1) {
+        1 while waitpid(-1, WNOHANG) > 0;
+        my %left = _children() or last;
+        my $kill = Time::HiRes::time() - $start >= 2;
+        my @targets = map { $left{$_} == $own ? $_ : (-$left{$_}, $_) }
+            grep { $kill || !$termed{$_}++ } keys %left;
+        kill $kill ? 'KILL' : 'TERM', @targets if @targets;
+        last if Time::HiRes::time() - $start >= 4;
+        Time::HiRes::sleep(0.02);
+    }
+}
+
+# This process's children: pid => process group (from /proc).
+sub _children {
+    my %children;
+    opendir my $proc, '/proc' or return;
+    for my $pid (grep { /\A\d+\z/ } readdir $proc) {
+        open my $fh, '<', "/proc/$pid/stat" or next;
+        my $stat = <$fh> // next;
+        # pid (comm) state ppid pgrp ...: comm may hold spaces and parens
+        my ($ppid, $pgrp) = (split ' ', substr($stat, rindex($stat, ')') + 2))[1, 2];
+        $children{$pid} = $pgrp if ($ppid // 0) == $$;
+    }
+    return %children;
+}
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::Prefork::Reaper - reaps a generation's workers, and stops them
+
+=head1 SYNOPSIS
+
+    Kamado::Prefork::Reaper::reap($prefork, \$last_failure);    # each turn of the loop
+    Kamado::Prefork::Reaper::stop_workers($prefork, \%signal);  # at the end
+
+=head1 DESCRIPTION
+
+Functions over a L<Kamado::Prefork> object. C<reap> waits for the
+workers that have exited without blocking, frees their scoreboard slots
+(L<Kamado::Prefork::Slots>), logs those that failed and counts those that
+could not load the app or whose C<--worker-init> died, for the
+generation's give-up rule.
+
+C<stop_workers> stops them all: gracefully within C<graceful_timeout>
+seconds (then killed, and named in the log), or at once after INT. Then,
+as the subreaper of its workers' descendants, the generation sends TERM,
+then KILL 2 seconds later, to the process group of each process they left
+running, and reaps them.
+
+=cut

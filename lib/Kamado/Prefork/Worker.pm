@@ -1,0 +1,167 @@
+package Kamado::Prefork::Worker;
+use 5.024;
+use strict;
+use warnings;
+
+use POSIX ();
+use Kamado::ErrorLog;
+use Kamado::Hooks;
+use Kamado::Log;
+use Kamado::Process;
+use Kamado::Server;
+
+# A worker's life, from the fork to its exit, as functions over the
+# Kamado::Prefork object it was forked from; and what the generation
+# prepares for its workers before it forks them.
+
+# A worker whose app cannot be loaded (--no-preload) exits with
+# LOAD_FAILED, one whose --worker-init dies with INIT_FAILED: the
+# generation counts them (Kamado::Prefork's LOAD_TRIES).
+use constant { LOAD_FAILED => 2, INIT_FAILED => 3 };
+
+# In the child just forked ($generation: the parent's pid, $mask: the
+# signal mask to restore): never returns.
+sub main {
+    my ($self, $generation, $mask, $slot, $pool) = @_;
+    my ($server, $stop);
+    my $name = $pool ? " $self->{pools}[$pool - 1]{name}" : '';
+    $0 =~ s/^kamado generation \d+/kamado worker$name/;
+    Kamado::Log->set_role('worker');
+    # the worker's column of the signal table (Kamado::Process); a stop
+    # that comes while the app loads is acted on once the server exists
+    $SIG{$_} = sub { $stop = 1; $server->stop if $server } for qw(TERM QUIT);
+    $SIG{INT} = sub { at_exit(1); POSIX::_exit(0) };    # at once, mid-request or not
+    $SIG{$_} = 'IGNORE' for qw(HUP TTIN TTOU);    # the generation's business
+    my $access_log = $self->{server_args}{access_log};
+    $SIG{USR1} = sub { Kamado::ErrorLog->reopen; $access_log->reopen if $access_log };
+    # (the lines of requests served go out even when the worker dies)
+    push @Kamado::Prefork::AT_WORKER_EXIT, sub { $access_log->flush } if $access_log;
+    Kamado::Process::started($generation, $mask);
+    $SIG{CHLD} = 'DEFAULT';
+    srand;                             # every worker its own random sequence
+    my $notice = $self->{notice_w};
+    my $app = $self->{app} // eval { my $app = $self->{loader}->(); $_->() for $self->{prepare}->@*; $app } // do {
+        Kamado::Log->error("worker can't load the app: " . ($@ =~ s/\s+\z//r));
+        POSIX::_exit(LOAD_FAILED);
+    };
+    start($self, sub {
+        Kamado::Log->error("worker $$: $_[0]");
+        POSIX::_exit(INIT_FAILED);
+    });
+    syswrite $notice, "loaded $$\n" if says_loaded($self);
+    Kamado::Log->debug('worker of generation ', $self->{generation}, ($name ? " for pool$name" : ''), ' started',
+        (defined $slot ? " in scoreboard slot $slot" : ''));
+    my $status = eval {
+        my $max = $self->{max_requests};
+        # jitter, so workers do not all recycle at the same moment
+        $max -= int rand($max / 5) if $max > 4;
+        my $age = $self->{max_age};
+        $age -= rand($age / 5) if $age;
+        $server = Kamado::Server->new(
+            %{ $self->{server_args} },
+            ($self->{queues} ? _pool_args($self, $pool) : ()),
+            app          => $app,
+            max_requests => $max,
+            max_age      => $age,
+            on_drain     => sub { syswrite $notice, "retire $$ $_[0]\n" },
+            scoreboard   => $self->{scoreboard},
+            slot         => $slot,
+        );
+        $server->stop if $stop;
+        $server->run;
+        0;
+    } // do {
+        Kamado::Log->error("worker failed: $@");
+        1;
+    };
+    at_exit(0);
+    POSIX::_exit($status);             # never run the generation's END blocks
+}
+
+# What Kamado::Server needs to serve pool $i (0: the default pool).
+sub _pool_args {
+    my ($self, $i) = @_;
+    my @queues = $self->{queues}->@*;
+    my $timeout = $i ? $self->{pools}[ $i - 1 ]{timeout} : undef;
+    return (
+        pools => {
+            routes  => [map { [$_->{prefix}, fileno $_->{send}] } @queues],
+            mine    => $i,
+            recv_fd => fileno $queues[$i]{recv},
+            listen  => $i == 0 ? 1 : 0,    # a pool's workers take only its queue
+        },
+        (defined $timeout ? (request_timeout => $timeout) : ()),
+    );
+}
+
+# In the generation before the first fork (or in the one process of
+# --workers 0): --worker-init compiled, and with the app loaded here what
+# is to be prepared with it. Dies with the error that stops the generation.
+sub before_fork {
+    my ($self) = @_;
+    $self->{init} = Kamado::Hooks->worker_init($self->{worker_init}) if defined $self->{worker_init};
+    return unless $self->{app};
+    $_->() for $self->{prepare}->@*;
+}
+
+# Whether workers say "loaded" once they can serve (and the generation
+# waits for the first one before it says it serves): when they load the
+# app themselves, or do anything of their own before they accept.
+sub says_loaded {
+    my ($self) = @_;
+    return !$self->{app} || $self->{init} || @Kamado::Prefork::AT_WORKER_START ? 1 : 0;
+}
+
+# In each worker once it has the app, before it accepts: the subs in
+# @Kamado::Prefork::AT_WORKER_START (one that dies is logged and the
+# worker goes on), then --worker-init's hook: when it dies, $fail is
+# called with why.
+sub start {
+    my ($self, $fail) = @_;
+    for my $sub (@Kamado::Prefork::AT_WORKER_START) {
+        eval { $sub->(); 1 } or Kamado::Log->error("at worker start: " . ($@ =~ s/\s+\z//r));
+    }
+    my $init = $self->{init} or return;
+    eval { $init->(); 1 } or $fail->("--worker-init failed: " . ($@ =~ s/\s+\z//r));
+}
+
+# What a worker runs before it exits (it runs no END blocks): the subs
+# in @Kamado::Prefork::AT_WORKER_EXIT, given 1 when it exits at once (INT).
+sub at_exit {
+    my ($now) = @_;
+    for my $sub (@Kamado::Prefork::AT_WORKER_EXIT) {
+        eval { $sub->($now); 1 } or Kamado::Log->error("at worker exit: $@");
+    }
+}
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::Prefork::Worker - a worker's life, from its fork to its exit
+
+=head1 SYNOPSIS
+
+    # in the generation, once
+    Kamado::Prefork::Worker::before_fork($prefork);
+    # in the child just forked: never returns
+    Kamado::Prefork::Worker::main($prefork, $generation_pid, $mask, $slot, $pool);
+
+=head1 DESCRIPTION
+
+Functions over a L<Kamado::Prefork> object. C<main> makes the forked
+child a worker: it sets the worker's signal handlers (TERM and QUIT stop
+it after what it serves, INT at once, USR1 reopens the logs), loads the
+app unless it was preloaded (exiting with status 2 when it cannot), runs
+C<start>, says C<loaded> on the generation's notice pipe when the
+generation waits for that, and runs a L<Kamado::Server> until it stops;
+then it calls the subs in C<@Kamado::Prefork::AT_WORKER_EXIT> and exits
+without running END blocks.
+
+C<start> runs the subs in C<@Kamado::Prefork::AT_WORKER_START> and the
+C<--worker-init> hook, which C<before_fork> compiles in the generation
+(with the C<prepare> subs, when the app is preloaded). A worker whose
+hook dies exits with status 3.
+
+=cut
