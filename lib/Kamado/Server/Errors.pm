@@ -1,0 +1,76 @@
+package Kamado::Server::Errors;
+use 5.024;
+use strict;
+use warnings;
+
+use Kamado ();
+use Kamado::Log;
+
+# What a worker answers when the app fails, and how it says so in the
+# log. The client gets a generic status; the details (the request, and
+# what went wrong) go to the error log only.
+
+my @SERVER_ERROR_HEADERS = ('Content-Type' => 'text/plain', 'Content-Length' => 21);
+
+# What write_response returned when it was not a plain success: false,
+# a head refused (a 500 instead); BODY_MISMATCH, sent, with a body that
+# did not match its Content-Length (logged).
+sub framing_error {
+    my ($self, $fd, $env, $sent) = @_;
+    return invalid_response($self, $fd, $env, $self->{loop}->framing_error) if !$sent;
+    log_error($env, $self->{loop}->framing_error);
+}
+
+sub invalid_response {
+    my ($self, $fd, $env, $why) = @_;
+    log_error($env, "invalid response from the app: $why");
+    server_error($self, $fd);
+}
+
+# The generic answer to an app that failed; the details go to the log.
+sub server_error {
+    my ($self, $fd) = @_;
+    $self->{loop}->write_response($fd, 500, [@SERVER_ERROR_HEADERS], ['Internal Server Error']);
+}
+
+sub timeout_error {
+    my ($self, $fd) = @_;
+    $self->{loop}->write_response($fd, 504, ['Content-Type' => 'text/plain'], ['Gateway Timeout']);
+}
+
+# A line about the request ENV, its request line first: at LEVEL, or
+# error.
+sub log_error {
+    my ($env, $level, $message) = @_ == 3 ? @_ : ($_[0], 'error', $_[1]);
+    my $request = join ' ', grep defined, @$env{qw(REQUEST_METHOD REQUEST_URI SERVER_PROTOCOL)};
+    Kamado::Log->log($level, "$request: $message");
+}
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::Server::Errors - a worker's answers to a failed app, and its log lines
+
+=head1 SYNOPSIS
+
+    Kamado::Server::Errors::log_error($env, "app died: $@");
+    Kamado::Server::Errors::log_error($env, warn => 'past --max-rss');
+    Kamado::Server::Errors::server_error($server, $fd);     # 500
+    Kamado::Server::Errors::timeout_error($server, $fd);    # 504
+    Kamado::Server::Errors::invalid_response($server, $fd, $env, $why);
+    Kamado::Server::Errors::framing_error($server, $fd, $env, $sent);
+
+=head1 DESCRIPTION
+
+Functions used by L<Kamado::Server> and its parts; those that answer
+take the server (for its event loop) and the connection. The client
+gets a generic C<500 Internal Server Error> or C<504 Gateway Timeout>;
+C<log_error> writes the reason to the error log, at C<error> or the
+level given, after the request line (method, URI, protocol).
+C<framing_error> handles what the event loop's C<write_response> says
+when it refused a head (a 500 instead) or sent a body that did not match
+its Content-Length (logged).
+
+=cut
