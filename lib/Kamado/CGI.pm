@@ -189,6 +189,7 @@ sub _run {
         Kamado::Log->error($entry->{error});
         return [500, ['Content-Type' => 'text/plain'], ["Internal Server Error\n"]];
     }
+    Kamado::DBI::begin_request() if $self->{dbi} && $INC{'Kamado/DBI.pm'};
     my $res = $entry->{mode}->response($entry->{args}, $env);
     _dbi_request_end($env) if $self->{dbi} && $INC{'DBI.pm'} && Kamado::DBI::in_use();
     return $res;
@@ -198,7 +199,7 @@ sub _run {
 # response is sent, or now on a server without psgix.cleanup.
 sub _dbi_request_end {
     my ($env) = @_;
-    return push $env->{'psgix.cleanup.handlers'}->@*, \&Kamado::DBI::end_request if $env->{'psgix.cleanup'};
+    return push $env->{'psgix.cleanup.handlers'}->@*, \&Kamado::DBI::cleanup if $env->{'psgix.cleanup'};
     Kamado::DBI::end_request();
 }
 

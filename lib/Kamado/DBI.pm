@@ -23,6 +23,7 @@ my %cache;           # key -> entry { key, dbh, reset, fresh, last, dirty, args 
 my $owner = $$;      # the process the handles in %cache belong to
 our %LENT;           # key -> pid of the zygote lending the handle to its next child
 my %borrowed;        # in such a child: the keys it borrowed
+our $pinging;        # a ping of ours is under way (the ping callback lets it through)
 
 # DBI's own attributes that DBI->connect sets on the handle it returns
 # on every call: they do not make a connection of its own
@@ -66,7 +67,9 @@ sub connect {
     my $now = Time::HiRes::time();
     if (my $e = $cache{$key}) {
         # (handed out earlier in this request: used as it is)
-        if ($e->{dbh}{Active} && ($e->{dirty} || _alive($e, $now))) {
+        # (a descriptor noted by the last reset: the handle is as it left it, connected)
+        if ((!$e->{pending} || _settle($e)) && (defined $e->{fd} || $e->{dbh}{Active})
+            && ($e->{dirty} || _alive($e, $now))) {
             $e->{dirty} = 1;
             $e->{last} = $now;
             return $e->{dbh};
@@ -96,27 +99,96 @@ sub key {
 # for PING_INTERVAL seconds or more, it answers a ping.
 sub _alive {
     my ($e, $now) = @_;
+    return _quiet($e, $now) || _ping($e);
+}
+
+sub _ping {
+    my ($e) = @_;
     my $dbh = $e->{dbh};
-    my $ping = $now - $e->{last} >= $PING_INTERVAL;
-    if (!$ping) {
-        my $fd = $e->{reset}->socket($dbh);
-        if (defined $fd && $fd >= 0) {
-            vec(my $r = '', $fd, 1) = 1;
-            $ping = select($r, undef, undef, 0) != 0;
-        }
-    }
-    return 1 unless $ping;
+    local $pinging = 1;
     return eval { local $dbh->{PrintError} = 0; local $dbh->{RaiseError} = 0; $dbh->ping } ? 1 : 0;
 }
 
-# end_request: the handles handed out or used since the last call are put back
-# as a new connection has them (Kamado::DBI::Reset); one that cannot be
-# is closed, and the next connect makes another.
+# Whether the server answered on the handle less than PING_INTERVAL
+# seconds ago and has not closed its socket (a driver whose socket is not
+# known: whether it answered lately).
+sub _quiet {
+    my ($e, $now) = @_;
+    return 0 if $now - $e->{last} >= $PING_INTERVAL;
+    my $fd = $e->{fd} // $e->{reset}->socket($e);
+    return 1 unless defined $fd && $fd >= 0;
+    vec(my $r = '', $fd, 1) = 1;
+    return select($r, undef, undef, 0) == 0;
+}
+
+# DBI callbacks on a kept handle (Kamado::DBI::Reset): used(ENTRY) when a
+# method that talks to the server is called, ping(ENTRY) for ping. A ping
+# is answered without a round trip when _quiet says the server is there
+# (as DBI->connect's check of a kept handle); otherwise the driver's ping
+# runs, and a handle that fails it is closed, so that the DBI->connect a
+# script makes next (the seed's idiom) connects again. undef: let the
+# driver's ping run (our own ping, or a handle of no known socket).
+sub used {
+    my ($e) = @_;
+    $e->{dirty} = 1;
+    _settle($e) if $e->{pending};
+    # (a use may reconnect: the descriptor is asked for again)
+    delete $e->{fd};
+}
+
+sub ping {
+    my ($e) = @_;
+    return undef if $pinging;
+    $e->{dirty} = 1;
+    if ($e->{pending}) { _settle($e) or return 0 }
+    my $dbh = $e->{dbh};
+    my $fd = $e->{fd};
+    if (!defined $fd) {
+        return 0 unless $dbh->{Active};
+        $fd = $e->{reset}->socket($e);
+        return undef unless defined $fd && $fd >= 0;
+    }
+    my $now = Time::HiRes::time();
+    return 1 if _quiet($e, $now);
+    delete $e->{fd};
+    if (_ping($e)) {
+        $e->{last} = $now;
+        return 1;
+    }
+    _drop($e, 'failed a ping: closed') if $cache{ $e->{key} } && $cache{ $e->{key} } == $e;
+    # (a failed ping answers false, as the driver's own does: the error
+    # left on the handle would make DBI raise it for the script's call)
+    $dbh->set_err(undef, undef);
+    return 0;
+}
+
+# Reads the answers to a session reset left pending (end_request(defer)):
+# a connection that did not answer is thrown away.
+sub _settle {
+    my ($e) = @_;
+    return 1 if Kamado::DBI::Reset::settle($e);
+    _discard($e, 'did not answer its reset: connecting again');
+    return 0;
+}
+
+# begin_request: before a request, after end_request(defer => 1): the
+# server's answers to the resets are read.
+sub begin_request {
+    _adopt() if $owner != $$;
+    $_->{pending} and _settle($_) for values %cache;
+}
+
+# end_request(defer => BOOL): the handles handed out or used since the
+# last call are put back as a new connection has them
+# (Kamado::DBI::Reset); one that cannot be is closed, and the next connect
+# makes another. DEFER: the server's answers to the session reset are
+# read by begin_request (or the handle's next use), not now.
 sub end_request {
+    my (%opt) = @_;
     _adopt() if $owner != $$;
     my $now = Time::HiRes::time();
     for my $e (grep { $_->{dirty} } values %cache) {
-        if (Kamado::DBI::Reset::request_end($e)) {
+        if (Kamado::DBI::Reset::request_end($e, $opt{defer})) {
             $e->{dirty} = 0;
             $e->{last} = $now;
         } else {
@@ -124,6 +196,9 @@ sub end_request {
         }
     }
 }
+
+# A psgix.cleanup handler: end_request(defer => 1).
+sub cleanup { end_request(defer => 1) }
 
 # Whether HANDLE, kept by a script in a package variable (registry mode),
 # is still connected at the next request: not when it is one of ours of a
@@ -203,7 +278,7 @@ sub returned {
             abandon($key, 'left by a fork mode child that did not end cleanly: connecting again');
         }
     }
-    end_request();
+    end_request(defer => 1);
 }
 
 # In the zygote: a lent handle that did not come back ready is thrown
@@ -211,13 +286,23 @@ sub returned {
 # middle of a reply), and connected again.
 sub abandon {
     my ($key, $why) = @_;
-    my $e = delete $cache{$key} or return;
-    my $fd = $e->{reset}->socket($e->{dbh});
+    my $e = $cache{$key} or return;
+    _discard($e, $why);
+    connect_lendable($e->{args}->@*);
+}
+
+# A handle whose stream may be in the middle of something: closed
+# without a word on it.
+sub _discard {
+    my ($e, $why) = @_;
+    delete $cache{ $e->{key} };
+    delete $LENT{ $e->{key} };
+    my $fd = $e->{reset}->socket($e);
     $e->{dbh}{InactiveDestroy} = 1;
+    $e->{dbh}{Callbacks} = undef;
     # (a handle opened on the descriptor, closed: the descriptor closes)
     if (defined $fd && $fd >= 0 && open my $fh, '+<&=', $fd) { close $fh }
     _log("$e->{args}[0] handle $why");
-    connect_lendable($e->{args}->@*);
 }
 
 # In the zygote: a connection for its children to borrow (DRIVER, DSN,
@@ -283,6 +368,13 @@ vanished), which is rare and which a handle used within the last few
 seconds has not suffered. Under load the ping costs nothing; an idle
 worker pays one round trip. C<0> pings on every reuse, as Apache::DBI.
 
+A script's own C<< $dbh->ping >> on a kept handle (seed 004's
+C<if (!defined $dbh or !$dbh->ping)>) is answered the same way: true
+without a round trip when the server answered within C<ping_interval>
+and has not closed the socket, else by the driver's ping. A handle that
+fails it is closed, so that the C<< DBI->connect >> the script makes
+next connects again.
+
 =head2 What is kept and what is reset
 
 Kept, from one request to the next: the connection itself (the server
@@ -293,16 +385,19 @@ that request: its C<disconnect> then closes the connection (the next
 request connects again), and only its C<< DBI->connect >> marks it used.
 
 Reset at the end of every request in which the handle was handed out
-or used (code that keeps the handle in a variable of its own, such as a
-module's C<my $dbh>, and does not call C<< DBI->connect >> again is seen
-by DBI callbacks on the methods that use it: C<prepare>, C<do>, the
-C<select*> helpers, C<begin_work>, C<commit>, C<rollback>, C<ping>, and
-its statements' C<execute>) (L<Kamado::DBI::Reset>): statement handles still active are finished and
-C<prepare_cached>'s statements dropped; a transaction left open is rolled
-back (C<begin_work>, C<AutoCommit> off, or a C<BEGIN> sent as SQL); the
+or used (L<Kamado::DBI::Reset>). Code that keeps the handle in a variable
+of its own, such as a module's C<my $dbh>, and does not call
+C<< DBI->connect >> again is seen by DBI callbacks on the methods that
+use it: C<prepare>, C<do>, the C<select*> helpers, C<begin_work>,
+C<commit>, C<rollback>, C<ping>, and its statements' C<execute>.
+Statement handles still active are finished and C<prepare_cached>'s
+statements dropped; a transaction left open is rolled back
+(C<begin_work>, C<AutoCommit> off, or a C<BEGIN> sent as SQL); the
 handle's attributes (C<AutoCommit>, C<RaiseError>, C<PrintError>,
 C<HandleError>, C<FetchHashKeyName>, C<LongReadLen>... and the driver's
-own, such as C<mariadb_auto_reconnect> or C<pg_server_prepare>) are put
+own, such as C<mariadb_auto_reconnect> or C<pg_server_prepare>) that the
+request set through the handle (DBI's C<STORE> callback notes them;
+after code replaced the handle's C<Callbacks>, every one is compared) are put
 back as a new connection had them; and the server session is made new:
 
 =over
@@ -361,11 +456,27 @@ Exec mode runs a new perl for every request and keeps nothing.
 Routes C<< DBI->connect >> here (DBI's C<connect_via>), now or once DBI
 is loaded (L<Kamado::DBI::Hook>).
 
-=item end_request
+=item end_request(defer => BOOL)
 
-Resets the handles handed out since the last call. Kamado calls it after
-each CGI request in the registry and perlrun modes, and through
-C<psgix.cleanup> for PSGI apps (L<Plack::Middleware::Kamado::DBI>).
+Resets the handles handed out since the last call. With C<defer>, the
+server's answers to a session reset that has them (MariaDB's) are read
+by the next C<begin_request>, or when the handle is next used, not now:
+the round trip then overlaps the time between two requests. Kamado
+resets after each CGI request in the registry and perlrun modes, and
+through C<psgix.cleanup> for PSGI apps (L<Plack::Middleware::Kamado::DBI>),
+deferred in both.
+
+=item begin_request
+
+Reads the answers C<end_request(defer =E<gt> 1)> left; a handle whose
+server did not answer is closed, and the next connect makes another.
+Call it before each request when deferring (code between two requests
+that reads an attribute the driver asks the server for would otherwise
+read the reset's answer).
+
+=item cleanup
+
+C<end_request(defer =E<gt> 1)>, as a C<psgix.cleanup> handler.
 
 =item disconnect_all
 

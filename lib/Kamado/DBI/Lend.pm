@@ -51,6 +51,8 @@ sub init {
 # borrow.
 sub before_fork {
     _settle();
+    # (the children's connections, reset when they came back, answered)
+    Kamado::DBI::begin_request() if $INC{'Kamado/DBI.pm'};
     pipe(my $r, my $w) or return undef;
     %Kamado::DBI::LENT = ();
     if ($INC{'Kamado/DBI.pm'} && !grep { $_->{keys}->@* } @loans) {

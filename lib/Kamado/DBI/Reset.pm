@@ -10,10 +10,12 @@ use warnings;
 #   Kamado::DBI::Reset::Pg        DBD::Pg
 #   Kamado::DBI::Reset::Reopen    any other: closed at the end of the request
 # Each has connected(entry) (notes what its reset needs; false: cannot
-# reset), socket(dbh) (the connection's descriptor or undef),
+# reset), socket(entry) (the connection's descriptor or undef),
 # attributes (the driver's own attributes put back), keeps (whether a
-# handle outlives the request) and session(entry) (true: the server
-# session is as new).
+# handle outlives the request), rolls_back (whether its session reset
+# also ends a transaction), session(entry, defer) (true: the server
+# session is as new, or will be once settle(entry) has read the server's
+# answers, when DEFER) and settle(entry) (false: the answers did not come).
 
 use Scalar::Util ();
 use Kamado::DBI::Reset::MariaDB;
@@ -23,8 +25,9 @@ use Kamado::DBI::Reset::Reopen;
 my %CLASS = (MariaDB => 'Kamado::DBI::Reset::MariaDB', mysql => 'Kamado::DBI::Reset::MariaDB',
     Pg => 'Kamado::DBI::Reset::Pg');
 
-# the methods that use a handle (and its statements' execute)
-our @USE = qw(prepare prepare_cached do ping begin_work commit rollback selectrow_array selectrow_arrayref
+# the methods that use a handle (and its statements' execute); ping,
+# begin_work and prepare_cached have callbacks of their own
+our @USE = qw(prepare do commit rollback selectrow_array selectrow_arrayref
     selectrow_hashref selectall_arrayref selectall_hashref selectcol_arrayref);
 
 # DBI's attributes a request may change, put back as a new handle had them
@@ -41,56 +44,93 @@ sub connected {
     $dbh->{AutoInactiveDestroy} = 1;
     # (code that keeps the handle in a variable of its own uses it without
     # DBI->connect: any of these marks it used by the request, to be reset)
+    # An attribute a request sets through the handle is noted by the STORE
+    # callback, with its value, so that the end of the request puts back
+    # only those (reading an attribute through DBI's tie costs as much as a
+    # small query's client side); code that replaces the Callbacks is not
+    # seen from then on, and every attribute is compared.
     Scalar::Util::weaken(my $entry = $e);
-    my $used = sub { $entry->{dirty} = 1 if $entry; return };
+    my $used = sub { Kamado::DBI::used($entry) if $entry; return };
     $dbh->{Callbacks} = { disconnect => \&_no_disconnect, (map { $_ => $used } @USE),
+        ping => sub { my $ok = $entry && Kamado::DBI::ping($entry) // return; undef $_; return $ok },
+        begin_work => sub { $entry or return; $entry->{txn} = 1; Kamado::DBI::used($entry); return },
+        prepare_cached => sub { $entry or return; $entry->{cached} = 1; Kamado::DBI::used($entry); return },
+        STORE => sub { $entry->{stored}{ $_[1] } = $_[2] if $entry; return },
         ChildCallbacks => { execute => $used } };
     $e->{reset} = eval { local $dbh->{PrintError} = 0; local $dbh->{RaiseError} = 1; $class->connected($e) }
         ? $class : 'Kamado::DBI::Reset::Reopen';
-    $e->{fresh} = { map { ($_ => scalar _fetch($dbh, $_)) } @ATTRIBUTES, $e->{reset}->attributes };
+    # (only the attributes the driver knows: FETCH of another one fails)
+    my (%fresh, @names);
+    {
+        local $dbh->{PrintError} = 0;
+        local $dbh->{RaiseError} = 1;
+        @names = grep { my $name = $_; eval { $fresh{$name} = $dbh->FETCH($name); 1 } } @ATTRIBUTES, $e->{reset}->attributes;
+    }
+    $fresh{$_} = $dbh->FETCH($_) for qw(PrintError RaiseError);
     # (DBI->connect sets the attributes it was given once this returns:
-    # those that make the connection, AutoCommit among them, are what a
-    # new connection has; DBI's per-call ones are each call's own)
+    # the handle is as new with them, RaiseError among them, as a script
+    # that keeps it in a variable expects to find it again; a later
+    # DBI->connect sets its own)
     my $attr = $e->{args}[4];
-    exists $attr->{$_} && !$Kamado::DBI::PER_CALL{$_} and $e->{fresh}{$_} = $attr->{$_} for keys $e->{fresh}->%*;
+    exists $attr->{$_} and $fresh{$_} = $attr->{$_} for keys %fresh;
+    $e->{names} = \@names;
+    $e->{fresh} = \%fresh;
+    delete $e->{stored};
 }
 
 # (a DBI callback that sets $_ to undef stops the method: disconnect is not called)
 sub _no_disconnect { undef $_; return 1 }
 
-sub _fetch {
-    my ($dbh, $name) = @_;
-    local $SIG{__WARN__} = sub { };
-    my $value = eval { $dbh->FETCH($name) };
-    return $value;
-}
-
-# request_end(ENTRY) -> true when the handle is ready for the next request.
+# request_end(ENTRY, DEFER) -> true when the handle is ready for the next
+# request (with DEFER: once settle(ENTRY) says so). A DBI method is called
+# only where the request left something for one to undo.
 sub request_end {
-    my ($e) = @_;
+    my ($e, $defer) = @_;
     my $dbh = $e->{dbh};
-    return 0 unless $e->{reset}->keeps && $dbh->{Active};
+    my $reset = $e->{reset};
+    return 0 unless $reset->keeps && $dbh->{Active};
+    my $stored = delete $e->{stored} // {};
+    my $fresh = $e->{fresh};
     return eval {
         local $SIG{__WARN__} = sub { };
-        $dbh->{PrintError} = 0;
-        $dbh->{RaiseError} = 1;
-        $dbh->{HandleError} = undef;
         # statements: a fetch left half way would hold the connection
-        for my $sth (grep { defined } ($dbh->{ChildHandles} // [])->@*) {
-            $sth->finish if $sth->{Active};
+        my @active = grep { defined && $_->{Active} } ($dbh->{ChildHandles} // [])->@*;
+        # (the transaction: rolled back here unless the session reset ends
+        # it, and always before AutoCommit goes back on, which would commit it)
+        my $txn = delete $e->{txn} || exists $stored->{AutoCommit} || !$reset->rolls_back || exists $stored->{Callbacks};
+        my $cached = delete $e->{cached};
+        my $errors = @active || $txn || $cached || %$stored;
+        if ($errors) {
+            $dbh->{PrintError} = 0;
+            $dbh->{RaiseError} = 1;
+            $dbh->{HandleError} = undef;
         }
-        %{ $dbh->{CachedKids} } = () if $dbh->{CachedKids};
-        $dbh->rollback if !$dbh->{AutoCommit} || $dbh->{BegunWork};
-        my $fresh = $e->{fresh};
-        for my $name (@ATTRIBUTES, $e->{reset}->attributes) {
+        $_->finish for @active;
+        %{ $dbh->{CachedKids} } = () if $cached && $dbh->{CachedKids};
+        if ($txn) {
+            my $auto = $dbh->{AutoCommit};
+            $dbh->rollback if $dbh->{BegunWork} || ($reset->rolls_back ? !$auto != !$fresh->{AutoCommit} : !$auto);
+        }
+        my $names = exists $stored->{Callbacks} ? $e->{names} : [grep { exists $fresh->{$_} } keys %$stored];
+        my @now = exists $stored->{Callbacks} ? @$dbh{@$names} : @$stored{@$names};
+        for my $i (0 .. $#$names) {
+            my ($name, $now) = ($names->[$i], $now[$i]);
             next if $name eq 'PrintError' || $name eq 'RaiseError';
-            my ($now, $was) = (_fetch($dbh, $name), $fresh->{$name});
+            my $was = $fresh->{$name};
             $dbh->{$name} = $was if (defined $now) != (defined $was) || (defined $now && $now ne $was);
         }
-        $e->{reset}->session($e) or die "no reset\n";
-        @$dbh{qw(PrintError RaiseError)} = @$fresh{qw(PrintError RaiseError)};
+        $reset->session($e, $defer) or die "no reset\n";
+        @$dbh{qw(PrintError RaiseError)} = @$fresh{qw(PrintError RaiseError)} if $errors;
+        delete $e->{stored};
         1;
     } ? 1 : 0;
+}
+
+# settle(ENTRY) -> false when the session reset request_end left to be
+# answered was not (the connection is then of no use).
+sub settle {
+    my ($e) = @_;
+    return $e->{reset}->settle($e);
 }
 
 1;

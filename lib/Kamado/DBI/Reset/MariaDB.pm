@@ -13,9 +13,11 @@ use warnings;
 # client library keeps no state about the stream), followed in the same
 # write by COM_INIT_DB (the connection's database again: the reset keeps
 # what a USE chose) and, for a handle with AutoCommit off, the SET
-# autocommit=0 the driver sent at connect; each is answered by one OK
-# packet, read here. A TLS or compressed connection, whose stream is not
-# ours to write, is not reset this way: Kamado::DBI closes it after the
+# autocommit=0 the driver sent at connect. Each is answered by one OK
+# packet; the answers are read at once, or (DEFER) by settle before the
+# handle is used again, so that the round trip overlaps the time between
+# two requests. A TLS or compressed connection, whose stream is not ours
+# to write, is not reset this way: Kamado::DBI closes it after the
 # request instead.
 
 use POSIX ();
@@ -28,7 +30,7 @@ sub connected {
     my $dbh = $e->{dbh};
     return 0 if grep { $attr->{$_} } qw(mariadb_compression mysql_compression mariadb_init_command mysql_init_command)
         or $dsn =~ /(?:compression|init_command)=(?!0\b)/;
-    return 0 unless defined $class->socket($dbh);
+    return 0 unless defined $class->socket($e);
     my (undef, $cipher) = $dbh->selectrow_array(q{SHOW SESSION STATUS LIKE 'Ssl_cipher'});
     return 0 if length($cipher // '');
     ($e->{database}) = $dbh->selectrow_array('SELECT DATABASE()');
@@ -36,8 +38,8 @@ sub connected {
 }
 
 sub socket {
-    my ($class, $dbh) = @_;
-    return $dbh->{Driver}{Name} eq 'mysql' ? $dbh->{sockfd} : $dbh->{mariadb_sockfd};
+    my ($class, $e) = @_;
+    return $e->{args}[0] eq 'mysql' ? $e->{dbh}{sockfd} : $e->{dbh}{mariadb_sockfd};
 }
 
 sub attributes {
@@ -47,22 +49,49 @@ sub attributes {
 }
 
 sub keeps { 1 }
+sub rolls_back { 1 }
 
 sub session {
-    my ($class, $e) = @_;
+    my ($class, $e, $defer) = @_;
     my $dbh = $e->{dbh};
-    my $fd = $class->socket($dbh) // return 0;
+    my $fd = $class->socket($e) // return 0;
+    $fd >= 0 or return 0;
     my @commands = (chr COM_RESET_CONNECTION);
     push @commands, chr(COM_INIT_DB) . $e->{database} if length($e->{database} // '');
-    push @commands, chr(COM_QUERY) . 'SET autocommit=0' unless $dbh->{AutoCommit};
+    # (AutoCommit is as the connection had it by now)
+    push @commands, chr(COM_QUERY) . 'SET autocommit=0' unless $e->{fresh}{AutoCommit};
     # (the descriptor by number: a Perl handle on it would close it when it goes)
     my $out = join '', map { substr(pack('V', length $_), 0, 3) . "\0" . $_ } @commands;
     _write($fd, $out) or return 0;
-    for (@commands) {
-        my $packet = _read_packet($fd) // return 0;
-        return 0 unless substr($packet, 0, 1) eq "\0";    # an OK packet; else ERR
+    $e->{pending} = @commands;
+    # (the descriptor stays the connection's until the handle is used again)
+    $e->{fd} = $fd;
+    return $defer ? 1 : $class->settle($e);
+}
+
+# Reads the answers session left pending: true when each is an OK packet.
+sub settle {
+    my ($class, $e) = @_;
+    my $want = delete $e->{pending} or return 1;
+    my $fd = $e->{fd} // return 0;
+    my ($buf, $ok) = ('', 0);
+    while ($want) {
+        vec(my $r = '', $fd, 1) = 1;
+        select($r, undef, undef, TIMEOUT) > 0 or return 0;
+        my $n = POSIX::read($fd, my $got, 4096);
+        return 0 unless defined $n && $n > 0;    # (end of file: the server closed it)
+        $buf .= $got;
+        # (4-byte header: 3 bytes of length, a sequence number)
+        while ($want && length $buf >= 4) {
+            my $size = unpack('V', substr($buf, 0, 3) . "\0");
+            last if length $buf < 4 + $size;
+            return 0 unless substr($buf, 4, 1) eq "\0";    # an OK packet; else ERR
+            substr $buf, 0, 4 + $size, '';
+            $want--;
+        }
     }
-    return 1;
+    # (nothing the server sent may be left unread: the driver reads next)
+    return length $buf ? 0 : 1;
 }
 
 sub _write {
@@ -74,26 +103,6 @@ sub _write {
         substr $bytes, 0, $n, '';
     }
     return 1;
-}
-
-# One packet's payload (4-byte header: length, sequence), or undef.
-sub _read_packet {
-    my ($fd) = @_;
-    my $head = _read_exactly($fd, 4) // return undef;
-    return _read_exactly($fd, unpack('V', substr($head, 0, 3) . "\0"));
-}
-
-sub _read_exactly {
-    my ($fd, $want) = @_;
-    my $buf = '';
-    while (length $buf < $want) {
-        vec(my $r = '', $fd, 1) = 1;
-        select($r, undef, undef, TIMEOUT) > 0 or return undef;
-        my $n = POSIX::read($fd, my $got, $want - length $buf);
-        return undef unless defined $n && $n > 0;    # (end of file: the server closed it)
-        $buf .= $got;
-    }
-    return $buf;
 }
 
 1;

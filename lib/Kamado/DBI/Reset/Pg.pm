@@ -14,10 +14,12 @@ sub connected {
     $e->{tls} = eval { $e->{dbh}->selectrow_array('SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()') } // 1;
     return 1;
 }
-sub socket     { $_[1]{pg_socket} }
+sub socket     { $_[1]{dbh}{pg_socket} }
 sub attributes { qw(pg_server_prepare pg_enable_utf8 pg_placeholder_dollaronly pg_placeholder_nocolons
     pg_bool_tf pg_errorlevel pg_expand_array) }
 sub keeps      { 1 }
+sub rolls_back { 0 }
+sub settle     { 1 }
 
 sub session {
     my ($class, $e) = @_;

@@ -11,6 +11,8 @@ sub connected  { 1 }
 sub socket     { undef }
 sub attributes { () }
 sub keeps      { 0 }
+sub rolls_back { 0 }
+sub settle     { 1 }
 sub session    { 0 }
 
 1;

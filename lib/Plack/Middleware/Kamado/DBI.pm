@@ -20,6 +20,7 @@ sub prepare_app {
 
 sub call {
     my ($self, $env) = @_;
+    Kamado::DBI::begin_request();
     if ($env->{'psgix.cleanup'}) {
         push $env->{'psgix.cleanup.handlers'}->@*, \&_end;
     } elsif (Kamado::DBI::in_use()) {
@@ -28,7 +29,7 @@ sub call {
     return $self->app->($env);
 }
 
-sub _end { Kamado::DBI::end_request() if Kamado::DBI::in_use() }
+sub _end { Kamado::DBI::cleanup() if Kamado::DBI::in_use() }
 
 1;
 __END__

@@ -1,0 +1,57 @@
+# Registry mode: a handle kept in `our $dbh` (seed 004's idiom) has the
+# attributes a new connection has at the start of every request, whatever
+# the last request set on it: set directly, with `local`, or after the
+# script replaced the handle's Callbacks (Kamado::DBI then compares every
+# attribute), and the connection stays the same one.
+use strict;
+use warnings;
+use lib 't/lib';
+use Test::More;
+use File::Temp ();
+use Kamado::Test qw(start_server);
+use Kamado::Test::CGI qw(put_script get_script);
+use Kamado::Test::MariaDB;
+use Kamado::Test::Pg;
+
+for my $class (qw(Kamado::Test::MariaDB Kamado::Test::Pg)) {
+    subtest $class => sub {
+        my $root = File::Temp::tempdir(CLEANUP => 1);
+        my $server = start_server(no_app => 1, workers => 1, args => ['--cgi-bin', $root, '--cgi-mode', 'registry']);
+        my $db = $class->start;
+        my $id_sql = $class =~ /Pg/ ? 'SELECT pg_backend_pid()' : 'SELECT CONNECTION_ID()';
+        my $conn = join ', ', map { "'$_'" } $db->dsn, $db->user, $db->password;
+        put_script($root, 'attrs.cgi', <<"CGI");
+#!/usr/bin/perl
+use strict;
+use DBI;
+our \$dbh;
+if (!defined \$dbh or !\$dbh->ping) {
+    \$dbh = DBI->connect($conn, { RaiseError => 1, PrintError => 0, AutoCommit => 1 });
+}
+my (\$id) = \$dbh->selectrow_array('$id_sql');
+print "Content-Type: text/plain\\n\\n";
+print join(' ', "id=\$id", map { "\$_=" . (\$dbh->{\$_} // 'undef') }
+    qw(RaiseError PrintError AutoCommit LongReadLen FetchHashKeyName ChopBlanks ShowErrorStatement)), "\\n";
+my \$how = \$ENV{QUERY_STRING} // '';
+\$dbh->{Callbacks} = {} if \$how eq 'callbacks';
+if (\$how) {
+    \$dbh->{RaiseError} = 0;
+    \$dbh->{LongReadLen} = 7;
+    \$dbh->{FetchHashKeyName} = 'NAME_uc';
+    \$dbh->{ChopBlanks} = 1;
+    \$dbh->{AutoCommit} = 0;
+}
+local \$dbh->{ShowErrorStatement} = 0 if \$how eq 'local';
+CGI
+        my $first = get_script($server, 'attrs.cgi')->{body};
+        my ($id) = $first =~ /^id=(\d+) / or diag $first;
+        for my $how (qw(direct local callbacks)) {
+            get_script($server, "attrs.cgi?$how");
+            is get_script($server, 'attrs.cgi')->{body}, $first, "after a request that set them ($how): as at first";
+        }
+        is_deeply [$db->connections], [$id], 'one connection throughout';
+        unlike $server->log, qr/could not be reset|found dead|closed/, 'no handle was replaced';
+        is $server->stop, 0, 'TERM: exit 0';
+    };
+}
+done_testing;

@@ -1,0 +1,60 @@
+# Registry mode, MariaDB: seed 004's idiom pings its kept handle on every
+# request (`!$dbh->ping`). Kamado::DBI answers that ping without a round
+# trip while the server answered within --dbi-ping-interval and has not
+# closed the socket, as it does for DBI->connect: ten requests make ten
+# server commands (the session resets), not twenty. A connection the
+# server killed fails the ping and the script connects again; with
+# --dbi-ping-interval 0 every ping reaches the server.
+use strict;
+use warnings;
+use lib 't/lib';
+use Test::More;
+use File::Temp ();
+use Kamado::Test qw(start_server);
+use Kamado::Test::CGI qw(put_script get_script);
+use Kamado::Test::MariaDB;
+
+my $db = Kamado::Test::MariaDB->start;
+my $conn = join ', ', map { "'$_'" } $db->dsn, $db->user, $db->password;
+
+# the server's count of COM_PING, COM_RESET_CONNECTION and the like
+# (less the ping Kamado::Test::MariaDB's own admin handle makes per call)
+sub admin_commands { $db->sql(q{SHOW GLOBAL STATUS LIKE 'Com_admin_commands'})->[0][1] }
+my $own = do { my $a = admin_commands(); admin_commands() - $a };
+
+for my $interval (undef, 0) {
+    subtest 'ping interval ' . ($interval // 'default') => sub {
+        my $root = File::Temp::tempdir(CLEANUP => 1);
+        my $server = start_server(no_app => 1, workers => 1, args => ['--cgi-bin', $root, '--cgi-mode', 'registry',
+            defined $interval ? ('--dbi-ping-interval', $interval) : ()]);
+        put_script($root, 'seed.cgi', <<"CGI");
+#!/usr/bin/perl
+use strict;
+use DBI;
+our \$dbh;
+if (!defined \$dbh or !\$dbh->ping) {
+    \$dbh = DBI->connect($conn, { RaiseError => 1, PrintError => 0, AutoCommit => 0 });
+}
+my (\$id) = \$dbh->selectrow_array('SELECT CONNECTION_ID()');
+print "Content-Type: text/plain\\n\\n\$id\\n";
+CGI
+        my $get = sub { my $res = get_script($server, 'seed.cgi'); $res->{status} == 200 && $res->{body} =~ /^(\d+)$/ ? $1 : "$res->{status} $res->{body}" };
+        my $first = $get->();
+        like $first, qr/^\d+$/, 'the script answers with its connection id';
+        my $before = admin_commands();
+        my @ids = map { $get->() } 1 .. 10;
+        my $commands = admin_commands() - $before - $own;
+        is_deeply \@ids, [($first) x 10], 'ten requests on the one connection';
+        is $commands, defined $interval ? 20 : 10,
+            defined $interval ? 'every ping reached the server, and every reset' : 'the server saw the ten resets and no ping'
+            or diag $server->log;
+
+        $db->kill_connection($first);
+        my $next = $get->();
+        like $next, qr/^\d+$/, 'after KILL CONNECTION the next request is answered' or diag $server->log;
+        isnt $next, $first, '... on a new connection';
+        is $get->(), $next, 'which is kept';
+        is $server->stop, 0, 'TERM: exit 0';
+    };
+}
+done_testing;
