@@ -72,6 +72,39 @@ static HV *counts_hv(pTHX_ const kd_sb_counts *c, unsigned npools)
     return h;
 }
 
+/* Whether CV is one of the code references in LIST (NULL: none). */
+static int kd_cv_listed(pTHX_ AV *list, const CV *cv)
+{
+    SSize_t i, top = list ? av_top_index(list) : -1;
+    for (i = 0; i <= top; i++) {
+        SV **item = av_fetch(list, i, 0);
+        if (item && SvROK(*item) && SvRV(*item) == (const SV *)cv)
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether destroying an object of the class STASH does nothing anyone
+ * can see, as perl's curse() in sv.c decides whether to call a DESTROY:
+ * none, a constant, an empty sub, Regexp's own no-op, or an XS one listed
+ * in IDLE (made idle by the caller); not when AUTOLOAD would get the call. */
+static int kd_class_quiet(pTHX_ HV *stash, AV *idle, CV *regexp_destroy)
+{
+    CV *destructor = NULL;
+    GV *gv = gv_fetchmeth_pvn(stash, "DESTROY", 7, -1, 0);
+    if (gv)
+        destructor = GvCV(gv);
+    if (!destructor)
+        return !gv_fetchmeth_pvn(stash, "AUTOLOAD", 8, -1, 0);
+    if (destructor == regexp_destroy || CvCONST(destructor))
+        return 1;
+    if (CvISXSUB(destructor))
+        return kd_cv_listed(aTHX_ idle, destructor);
+    return !CvSTART(destructor) || CvSTART(destructor)->op_next->op_type == OP_LEAVESUB
+        || (CvSTART(destructor)->op_next->op_type == OP_PUSHMARK
+            && CvSTART(destructor)->op_next->op_next->op_type == OP_RETURN);
+}
+
 #include "xs/timers.c"
 #include "xs/loop.c"
 #include "xs/env.c"

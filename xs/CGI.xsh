@@ -417,7 +417,7 @@ CODE:
     _exit(status);
 
 void
-_exit_if_quiet(int status)
+_exit_if_quiet(int status, SV *quiet = NULL)
 CODE:
 {
     /* Called by a forked CGI child (Kamado::CGI::Zygote) from its END
@@ -428,11 +428,13 @@ CODE:
      * and _exit instead; otherwise return, and perl exits as usual.
      * "Nothing to see": no END block left to run, no exit hook of an XS
      * module, no child process (closing a pipe to one waits for it), no
-     * object whose class has a DESTROY (or AUTOLOAD) perl would call --
-     * the same test as perl's curse() in sv.c: not a constant, not empty,
-     * Regexp's own no-op excepted -- and no handle with a layer that does
-     * work when popped (only unix, perlio, stdio, crlf, scalar). */
+     * object whose class has a DESTROY (or AUTOLOAD) perl would call
+     * (kd_class_quiet), and no handle with a layer that does work when
+     * popped (only unix, perlio, stdio, crlf, scalar). QUIET, an array of
+     * code references, names XS destructors the caller has made idle
+     * (Kamado::DBI's, once this child's own connections are closed). */
     SV *arena;
+    AV *idle = quiet && SvROK(quiet) && SvTYPE(SvRV(quiet)) == SVt_PVAV ? (AV *)SvRV(quiet) : NULL;
     siginfo_t info;
     CV *regexp_destroy = get_cv("Regexp::DESTROY", 0);
     if (PL_endav && av_top_index(PL_endav) >= 0)
@@ -466,21 +468,9 @@ CODE:
             }
             if (SvOBJECT(sv)) {
                 HV *stash = SvSTASH(sv);
-                CV *destructor = NULL;
-                GV *gv;
                 if (!stash || !HvNAME_HEK(stash))
                     continue;    /* perl skips those too */
-                gv = gv_fetchmeth_pvn(stash, "DESTROY", 7, -1, 0);
-                if (gv)
-                    destructor = GvCV(gv);
-                if (!destructor && gv_fetchmeth_pvn(stash, "AUTOLOAD", 8, -1, 0))
-                    XSRETURN_EMPTY;    /* DESTROY would go to it */
-                if (destructor && destructor != regexp_destroy && !CvCONST(destructor)
-                    && (CvISXSUB(destructor)
-                        || (CvSTART(destructor)
-                            && CvSTART(destructor)->op_next->op_type != OP_LEAVESUB
-                            && (CvSTART(destructor)->op_next->op_type != OP_PUSHMARK
-                                || CvSTART(destructor)->op_next->op_next->op_type != OP_RETURN))))
+                if (!kd_class_quiet(aTHX_ stash, idle, regexp_destroy))
                     XSRETURN_EMPTY;
             }
         }

@@ -257,6 +257,39 @@ sub _adopt {
     $owner = $$;
 }
 
+# At the end of a fork mode child (Kamado::CGI::Zygote's quiet exit):
+# closes the connections this process made itself, as their destructors
+# would have, and returns DBI's destructors, which then have nothing left
+# to do that anyone could see: every handle still open is its zygote's,
+# lent or inherited, which a child never closes. Returns none (perl's exit
+# runs every destructor) when a handle is neither, or a handle class has
+# a destructor of its own.
+sub quiet_destructors {
+    return [] unless $INC{'DBI.pm'};
+    _adopt() if $owner != $$;
+    my %entry = map { (Scalar::Util::refaddr($_->{dbh}) => $_) } values %cache;
+    my (%destroy, @close, $unknown);
+    DBI->visit_handles(sub {
+        my ($h) = @_;
+        for my $class (ref $h, $h->{ImplementorClass}) {
+            for my $c ($class, "${class}_mem") {
+                my $d = $c->can('DESTROY') or next;
+                $destroy{$d} = $d;
+            }
+        }
+        if ($h->{Type} eq 'db' && $h->{Active} && !$h->{InactiveDestroy}) {
+            my $e = $entry{ Scalar::Util::refaddr($h) };
+            if (!$e) { $unknown = 1 }
+            elsif (!$borrowed{ $e->{key} }) { push @close, $e }
+        }
+        return 1;
+    });
+    return [] if $unknown;
+    _drop($_, '') for @close;
+    # (the XS takes only those of these that are XS: a Perl one still runs)
+    return [values %destroy];
+}
+
 # Fork mode (Kamado::DBI::Lend). In the zygote: the handles it may lend
 # (clean, of a driver with a reset, not TLS: the stream's state would be
 # the child's alone).
