@@ -13,6 +13,7 @@
  *   xs/Scoreboard.xsh        Kamado::Scoreboard
  *   xs/Process.xsh           Kamado: prctl, memory, request timers
  *   xs/CGI.xsh               Kamado::CGI::*, the CGI runner
+ *   xs/DBI.xsh               Kamado::DBI::Reset::MariaDB's session reset
  */
 #define PERL_NO_GET_CONTEXT
 #include "EXTERN.h"
@@ -25,6 +26,7 @@
 #include "src/kd_proxy.c"
 #include "src/kd_util.c"
 #include "src/kd_fdpass.c"
+#include "src/kd_myreset.c"
 #include "src/kd_loop.c"
 #include "src/kd_intake.c"
 #include "src/kd_answer.c"
@@ -125,3 +127,5 @@ INCLUDE: xs/Scoreboard.xsh
 INCLUDE: xs/Process.xsh
 
 INCLUDE: xs/CGI.xsh
+
+INCLUDE: xs/DBI.xsh

@@ -18,11 +18,9 @@ use warnings;
 # handle is used again, so that the round trip overlaps the time between
 # two requests. A TLS or compressed connection, whose stream is not ours
 # to write, is not reset this way: Kamado::DBI closes it after the
-# request instead.
+# request instead. The packets and their I/O are C (src/kd_myreset.c).
 
-use POSIX ();
-
-use constant { COM_QUERY => 3, COM_INIT_DB => 2, COM_RESET_CONNECTION => 31, TIMEOUT => 10 };
+use constant TIMEOUT_MS => 10_000;
 
 sub connected {
     my ($class, $e) = @_;
@@ -53,56 +51,25 @@ sub rolls_back { 1 }
 
 sub session {
     my ($class, $e, $defer) = @_;
-    my $dbh = $e->{dbh};
     my $fd = $class->socket($e) // return 0;
     $fd >= 0 or return 0;
-    my @commands = (chr COM_RESET_CONNECTION);
-    push @commands, chr(COM_INIT_DB) . $e->{database} if length($e->{database} // '');
-    # (AutoCommit is as the connection had it by now)
-    push @commands, chr(COM_QUERY) . 'SET autocommit=0' unless $e->{fresh}{AutoCommit};
-    # (the descriptor by number: a Perl handle on it would close it when it goes)
-    my $out = join '', map { substr(pack('V', length $_), 0, 3) . "\0" . $_ } @commands;
-    _write($fd, $out) or return 0;
-    $e->{pending} = @commands;
+    defined &_send or require Kamado;    # (the XS: src/kd_myreset.c)
+    # (the same commands every time: the database of the connection, and
+    # AutoCommit as the connection had it, which it has again by now)
+    my ($bytes, $count) = @{ $e->{commands} //= [_commands($e->{database}, !$e->{fresh}{AutoCommit})] };
+    $count && _send($fd, $bytes, TIMEOUT_MS) or return 0;
+    $e->{pending} = $count;
     # (the descriptor stays the connection's until the handle is used again)
     $e->{fd} = $fd;
     return $defer ? 1 : $class->settle($e);
 }
 
-# Reads the answers session left pending: true when each is an OK packet.
+# Reads the answers session left pending: true when each is an OK packet
+# and nothing else came.
 sub settle {
     my ($class, $e) = @_;
     my $want = delete $e->{pending} or return 1;
-    my $fd = $e->{fd} // return 0;
-    my ($buf, $ok) = ('', 0);
-    while ($want) {
-        vec(my $r = '', $fd, 1) = 1;
-        select($r, undef, undef, TIMEOUT) > 0 or return 0;
-        my $n = POSIX::read($fd, my $got, 4096);
-        return 0 unless defined $n && $n > 0;    # (end of file: the server closed it)
-        $buf .= $got;
-        # (4-byte header: 3 bytes of length, a sequence number)
-        while ($want && length $buf >= 4) {
-            my $size = unpack('V', substr($buf, 0, 3) . "\0");
-            last if length $buf < 4 + $size;
-            return 0 unless substr($buf, 4, 1) eq "\0";    # an OK packet; else ERR
-            substr $buf, 0, 4 + $size, '';
-            $want--;
-        }
-    }
-    # (nothing the server sent may be left unread: the driver reads next)
-    return length $buf ? 0 : 1;
-}
-
-sub _write {
-    my ($fd, $bytes) = @_;
-    while (length $bytes) {
-        # (POSIX's calls say 0 as "0 but true": compared, not tested)
-        my $n = POSIX::write($fd, $bytes, length $bytes);
-        return 0 unless defined $n && $n > 0;
-        substr $bytes, 0, $n, '';
-    }
-    return 1;
+    return _settle($e->{fd} // -1, $want, TIMEOUT_MS);
 }
 
 1;
