@@ -1,8 +1,9 @@
 # Registry mode: a handle kept in `our $dbh` (seed 004's idiom) has the
-# attributes a new connection has at the start of every request, whatever
-# the last request set on it: set directly, with `local`, or after the
-# script replaced the handle's Callbacks (Kamado::DBI then compares every
-# attribute), and the connection stays the same one.
+# attributes its DBI->connect gave it at the start of every request,
+# whatever the last request set on it: set directly, with `local`, or
+# after the script replaced the handle's Callbacks (Kamado::DBI then
+# compares every attribute), or left a transaction open (the rollback
+# keeps its HandleError); and the connection stays the same one.
 use strict;
 use warnings;
 use lib 't/lib';
@@ -26,12 +27,13 @@ use strict;
 use DBI;
 our \$dbh;
 if (!defined \$dbh or !\$dbh->ping) {
-    \$dbh = DBI->connect($conn, { RaiseError => 1, PrintError => 0, AutoCommit => 1 });
+    \$dbh = DBI->connect($conn, { RaiseError => 1, PrintError => 0, AutoCommit => 1, HandleError => sub { 0 } });
 }
 my (\$id) = \$dbh->selectrow_array('$id_sql');
 print "Content-Type: text/plain\\n\\n";
 print join(' ', "id=\$id", map { "\$_=" . (\$dbh->{\$_} // 'undef') }
-    qw(RaiseError PrintError AutoCommit LongReadLen FetchHashKeyName ChopBlanks ShowErrorStatement)), "\\n";
+    qw(RaiseError PrintError AutoCommit LongReadLen FetchHashKeyName ChopBlanks ShowErrorStatement)),
+    ' HandleError=', (ref \$dbh->{HandleError} || 'none'), "\\n";
 my \$how = \$ENV{QUERY_STRING} // '';
 \$dbh->{Callbacks} = {} if \$how eq 'callbacks';
 if (\$how) {
@@ -42,10 +44,13 @@ if (\$how) {
     \$dbh->{AutoCommit} = 0;
 }
 local \$dbh->{ShowErrorStatement} = 0 if \$how eq 'local';
+# (a transaction left open: its rollback is one of the resets that can fail)
+\$dbh->begin_work if \$how eq 'begin';
 CGI
         my $first = get_script($server, 'attrs.cgi')->{body};
         my ($id) = $first =~ /^id=(\d+) / or diag $first;
-        for my $how (qw(direct local callbacks)) {
+        like $first, qr/HandleError=CODE/, 'the handler given at connect is there';
+        for my $how (qw(direct local callbacks begin)) {
             get_script($server, "attrs.cgi?$how");
             is get_script($server, 'attrs.cgi')->{body}, $first, "after a request that set them ($how): as at first";
         }

@@ -95,32 +95,33 @@ sub request_end {
         local $SIG{__WARN__} = sub { };
         # statements: a fetch left half way would hold the connection
         my @active = grep { defined && $_->{Active} } ($dbh->{ChildHandles} // [])->@*;
-        # (the transaction: rolled back here unless the session reset ends
-        # it, and always before AutoCommit goes back on, which would commit it)
-        my $txn = delete $e->{txn} || exists $stored->{AutoCommit} || !$reset->rolls_back || exists $stored->{Callbacks};
-        my $cached = delete $e->{cached};
-        my $errors = @active || $txn || $cached || %$stored;
-        if ($errors) {
-            $dbh->{PrintError} = 0;
-            $dbh->{RaiseError} = 1;
-            $dbh->{HandleError} = undef;
-        }
-        $_->finish for @active;
-        %{ $dbh->{CachedKids} } = () if $cached && $dbh->{CachedKids};
-        if ($txn) {
-            my $auto = $dbh->{AutoCommit};
-            $dbh->rollback if $dbh->{BegunWork} || ($reset->rolls_back ? !$auto != !$fresh->{AutoCommit} : !$auto);
-        }
-        my $names = exists $stored->{Callbacks} ? $e->{names} : [grep { exists $fresh->{$_} } keys %$stored];
-        my @now = exists $stored->{Callbacks} ? @$dbh{@$names} : @$stored{@$names};
+        # the attributes not as a new connection has them
+        my $blind = exists $stored->{Callbacks};
+        my $names = $blind ? $e->{names} : [grep { exists $fresh->{$_} } keys %$stored];
+        my @now = $blind ? @$dbh{@$names} : @$stored{@$names};
+        my %restore;
         for my $i (0 .. $#$names) {
-            my ($name, $now) = ($names->[$i], $now[$i]);
-            next if $name eq 'PrintError' || $name eq 'RaiseError';
-            my $was = $fresh->{$name};
-            $dbh->{$name} = $was if (defined $now) != (defined $was) || (defined $now && $now ne $was);
+            my ($name, $now, $was) = ($names->[$i], $now[$i], $fresh->{ $names->[$i] });
+            $restore{$name} = $was if (defined $now) != (defined $was) || (defined $now && $now ne $was);
         }
+        # the transaction: rolled back here unless the session reset ends
+        # it, and always before AutoCommit goes back on, which would commit it
+        my $rollback;
+        if (delete $e->{txn} || exists $restore{AutoCommit} || !$reset->rolls_back || $blind) {
+            my $auto = $dbh->{AutoCommit};
+            $rollback = $dbh->{BegunWork} || ($reset->rolls_back ? !$auto != !$fresh->{AutoCommit} : !$auto);
+        }
+        # (what may fail, in here: errors die, whatever the script chose)
+        my $errors = @active || $rollback || exists $restore{AutoCommit};
+        @$dbh{qw(PrintError RaiseError HandleError)} = (0, 1, undef) if $errors;
+        $_->finish for @active;
+        %{ $dbh->{CachedKids} } = () if delete $e->{cached} && $dbh->{CachedKids};
+        $dbh->rollback if $rollback;
+        my %last = map { $_ => 1 } my @last = qw(PrintError RaiseError HandleError);
+        $dbh->{$_} = $restore{$_} for grep { !$last{$_} } keys %restore;
         $reset->session($e, $defer) or die "no reset\n";
-        @$dbh{qw(PrintError RaiseError)} = @$fresh{qw(PrintError RaiseError)} if $errors;
+        my @errors = grep { $errors || exists $restore{$_} } @last;
+        @$dbh{@errors} = @$fresh{@errors};
         delete $e->{stored};
         1;
     } ? 1 : 0;
