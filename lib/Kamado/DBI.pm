@@ -431,7 +431,10 @@ C<HandleError>, C<FetchHashKeyName>, C<LongReadLen>... and the driver's
 own, such as C<mariadb_auto_reconnect> or C<pg_server_prepare>) that the
 request set through the handle (DBI's C<STORE> callback notes them;
 after code replaced the handle's C<Callbacks>, every one is compared) are put
-back as a new connection had them; and the server session is made new:
+back as the C<< DBI->connect >> that made the connection left them (a
+handle kept in a variable and connected with C<RaiseError> keeps it; a
+later C<< DBI->connect >> sets its own); and the server session is made
+new:
 
 =over
 
