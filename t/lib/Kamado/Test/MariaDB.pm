@@ -43,8 +43,12 @@ sub start {
     # (as root, mariadbd needs --user; it then keeps root's identity)
     $self->{as_user} = $> == 0 ? ['--user=root'] : [];
     my $log = "$self->{dir}/install.log";
+    # (a temporary directory of its own: a mariadbd starting removes the
+    # #sql* files it finds there, the tables of another test's install)
+    mkdir "$self->{dir}/tmp" or die "mkdir $self->{dir}/tmp: $!\n";
     system(join(' ', map { quotemeta } _bin('mariadb-install-db'), '--no-defaults', "--datadir=$self->{dir}/data",
-        @INNODB, '--auth-root-authentication-method=normal', '--skip-test-db', $self->{as_user}->@*) . " >$log 2>&1") == 0
+        @INNODB, '--auth-root-authentication-method=normal', '--skip-test-db', $self->{as_user}->@*,
+        "--tmpdir=$self->{dir}/tmp") . " >$log 2>&1") == 0
         or die "mariadb-install-db failed:\n" . Kamado::Test::DB::Server::_slurp($log);
     $self->_start;
     my $dbh = $self->admin;
@@ -65,7 +69,7 @@ sub _start {
         my $log = "$self->{dir}/server.log";
         my $pid = spawn({ log => $log },
             _bin('mariadbd'), '--no-defaults', "--datadir=$self->{dir}/data", @INNODB, $self->{as_user}->@*,
-            "--socket=$self->{dir}/sock", "--port=$self->{port}", '--bind-address=127.0.0.1',
+            "--socket=$self->{dir}/sock", "--port=$self->{port}", '--bind-address=127.0.0.1', "--tmpdir=$self->{dir}/tmp",
             "--pid-file=$self->{dir}/pid", '--skip-name-resolve', '--skip-log-bin', '--max-connections=200',
             '--skip-host-cache', "--log-error=$log");
         if (wait_for($pid, sub { $self->_probe }, $log)) {
