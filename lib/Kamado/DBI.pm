@@ -179,7 +179,7 @@ sub begin_request {
 }
 
 # end_request(defer => BOOL): the handles handed out or used since the
-# last call are put back as a new connection has them
+# last call are put back as their DBI->connect left them
 # (Kamado::DBI::Reset); one that cannot be is closed, and the next connect
 # makes another. DEFER: the server's answers to the session reset are
 # read by begin_request (or the handle's next use), not now.
@@ -262,8 +262,8 @@ sub _adopt {
 # would have, and returns DBI's destructors, which then have nothing left
 # to do that anyone could see: every handle still open is its zygote's,
 # lent or inherited, which a child never closes. Returns none (perl's exit
-# runs every destructor) when a handle is neither, or a handle class has
-# a destructor of its own.
+# runs every destructor) when a handle is neither; a handle class's own
+# Perl DESTROY is never skipped (the XS takes only XS destructors).
 sub quiet_destructors {
     return [] unless $INC{'DBI.pm'};
     _adopt() if $owner != $$;
@@ -286,7 +286,6 @@ sub quiet_destructors {
     });
     return [] if $unknown;
     _drop($_, '') for @close;
-    # (the XS takes only those of these that are XS: a Perl one still runs)
     return [values %destroy];
 }
 
