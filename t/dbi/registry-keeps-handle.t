@@ -11,6 +11,7 @@ use Test::More;
 use File::Temp ();
 use Kamado::Test qw(start_server);
 use Kamado::Test::CGI qw(put_script get_script);
+use Kamado::Test::DBICGI qw(seed_script);
 use Kamado::Test::MariaDB;
 use Kamado::Test::Pg;
 
@@ -21,19 +22,7 @@ for my $class (qw(Kamado::Test::MariaDB Kamado::Test::Pg)) {
         my $root = File::Temp::tempdir(CLEANUP => 1);
         my $server = start_server(no_app => 1, workers => 1, args => ['--cgi-bin', $root, '--cgi-mode', 'registry']);
         my $db = $class->start;
-        my $id_sql = $class =~ /Pg/ ? 'SELECT pg_backend_pid()' : 'SELECT CONNECTION_ID()';
-        my $conn = join ', ', map { "'$_'" } $db->dsn, $db->user, $db->password;
-        put_script($root, 'seed.cgi', <<"CGI");
-#!/usr/bin/perl
-use strict;
-use DBI;
-our \$dbh;
-if (!defined \$dbh or !\$dbh->ping) {
-    \$dbh = DBI->connect($conn, { RaiseError => 1, PrintError => 0, AutoCommit => 0 });
-}
-my (\$id) = \$dbh->selectrow_array('$id_sql');
-print "Content-Type: text/plain\\n\\n\$id\\n";
-CGI
+        put_script($root, 'seed.cgi', seed_script($db));
         my @ids = map { get_script($server, 'seed.cgi')->{body} =~ /^(\d+)$/ ? $1 : 'none' } 1 .. 5;
         like $ids[0], qr/^\d+$/, 'the script answers with its connection';
         is_deeply \@ids, [($ids[0]) x 5], 'five requests, one connection';

@@ -11,6 +11,7 @@ use Test::More;
 use File::Temp ();
 use Kamado::Test qw(start_server);
 use Kamado::Test::CGI qw(put_script get_script);
+use Kamado::Test::DBICGI qw(seed_script);
 use Kamado::Test::MariaDB;
 use Kamado::Test::Pg;
 
@@ -19,34 +20,25 @@ for my $class (qw(Kamado::Test::MariaDB Kamado::Test::Pg)) {
         my $root = File::Temp::tempdir(CLEANUP => 1);
         my $server = start_server(no_app => 1, workers => 1, args => ['--cgi-bin', $root, '--cgi-mode', 'registry']);
         my $db = $class->start;
-        my $id_sql = $class =~ /Pg/ ? 'SELECT pg_backend_pid()' : 'SELECT CONNECTION_ID()';
-        my $conn = join ', ', map { "'$_'" } $db->dsn, $db->user, $db->password;
-        put_script($root, 'attrs.cgi', <<"CGI");
-#!/usr/bin/perl
-use strict;
-use DBI;
-our \$dbh;
-if (!defined \$dbh or !\$dbh->ping) {
-    \$dbh = DBI->connect($conn, { RaiseError => 1, PrintError => 0, AutoCommit => 1, HandleError => sub { 0 } });
-}
-my (\$id) = \$dbh->selectrow_array('$id_sql');
-print "Content-Type: text/plain\\n\\n";
-print join(' ', "id=\$id", map { "\$_=" . (\$dbh->{\$_} // 'undef') }
+        put_script($root, 'attrs.cgi', seed_script($db, attr => 'RaiseError => 1, PrintError => 0, AutoCommit => 1, HandleError => sub { 0 }',
+            body => <<'BODY'));
+print "Content-Type: text/plain\n\n";
+print join(' ', "id=$id", map { "$_=" . ($dbh->{$_} // 'undef') }
     qw(RaiseError PrintError AutoCommit LongReadLen FetchHashKeyName ChopBlanks ShowErrorStatement)),
-    ' HandleError=', (ref \$dbh->{HandleError} || 'none'), "\\n";
-my \$how = \$ENV{QUERY_STRING} // '';
-\$dbh->{Callbacks} = {} if \$how eq 'callbacks';
-if (\$how) {
-    \$dbh->{RaiseError} = 0;
-    \$dbh->{LongReadLen} = 7;
-    \$dbh->{FetchHashKeyName} = 'NAME_uc';
-    \$dbh->{ChopBlanks} = 1;
-    \$dbh->{AutoCommit} = 0;
+    ' HandleError=', (ref $dbh->{HandleError} || 'none'), "\n";
+my $how = $ENV{QUERY_STRING} // '';
+$dbh->{Callbacks} = {} if $how eq 'callbacks';
+if ($how) {
+    $dbh->{RaiseError} = 0;
+    $dbh->{LongReadLen} = 7;
+    $dbh->{FetchHashKeyName} = 'NAME_uc';
+    $dbh->{ChopBlanks} = 1;
+    $dbh->{AutoCommit} = 0;
 }
-local \$dbh->{ShowErrorStatement} = 0 if \$how eq 'local';
+local $dbh->{ShowErrorStatement} = 0 if $how eq 'local';
 # (a transaction left open: its rollback is one of the resets that can fail)
-\$dbh->begin_work if \$how eq 'begin';
-CGI
+$dbh->begin_work if $how eq 'begin';
+BODY
         my $first = get_script($server, 'attrs.cgi')->{body};
         my ($id) = $first =~ /^id=(\d+) / or diag $first;
         like $first, qr/HandleError=CODE/, 'the handler given at connect is there';

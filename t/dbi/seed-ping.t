@@ -12,10 +12,10 @@ use Test::More;
 use File::Temp ();
 use Kamado::Test qw(start_server);
 use Kamado::Test::CGI qw(put_script get_script);
+use Kamado::Test::DBICGI qw(seed_script);
 use Kamado::Test::MariaDB;
 
 my $db = Kamado::Test::MariaDB->start;
-my $conn = join ', ', map { "'$_'" } $db->dsn, $db->user, $db->password;
 
 # The server's count of COM_PING, COM_RESET_CONNECTION and the like, once
 # it has settled: a request's reset is written after its response, and
@@ -39,17 +39,7 @@ for my $interval (undef, 0) {
         my $root = File::Temp::tempdir(CLEANUP => 1);
         my $server = start_server(no_app => 1, workers => 1, args => ['--cgi-bin', $root, '--cgi-mode', 'registry',
             defined $interval ? ('--dbi-ping-interval', $interval) : ()]);
-        put_script($root, 'seed.cgi', <<"CGI");
-#!/usr/bin/perl
-use strict;
-use DBI;
-our \$dbh;
-if (!defined \$dbh or !\$dbh->ping) {
-    \$dbh = DBI->connect($conn, { RaiseError => 1, PrintError => 0, AutoCommit => 0 });
-}
-my (\$id) = \$dbh->selectrow_array('SELECT CONNECTION_ID()');
-print "Content-Type: text/plain\\n\\n\$id\\n";
-CGI
+        put_script($root, 'seed.cgi', seed_script($db));
         my $get = sub { my $res = get_script($server, 'seed.cgi'); $res->{status} == 200 && $res->{body} =~ /^(\d+)$/ ? $1 : "$res->{status} $res->{body}" };
         my $first = $get->();
         like $first, qr/^\d+$/, 'the script answers with its connection id';

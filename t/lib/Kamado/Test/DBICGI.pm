@@ -8,12 +8,13 @@ use warnings;
 #
 #   my $server = serve($db, mode => 'registry', workers => 1, args => [...]);
 #   my $r = sql($server, {ac => 0}, 'SELECT 1');   # { status, id, pid, rows => [...] }
+#   put_script($root, 'seed.cgi', seed_script($db));  # seed 004's `our $dbh`
 
 use Exporter 'import';
 use Kamado::Test qw(start_server raw_request);
 use Kamado::Test::HTTP ();
 
-our @EXPORT_OK = qw(serve sql id_sql sqlite_db);
+our @EXPORT_OK = qw(serve sql id_sql sqlite_db seed_script);
 
 my $DIR = File::Spec->rel2abs('t/dbi/cgi');
 
@@ -49,6 +50,27 @@ sub sql {
     my ($head, @rows) = split /\n/, $res->{body} // '';
     my ($id, $pid, $ppid) = ($head // '') =~ /\Aid=(\S+) pid=(\d+)(?: ppid=(\d+))?\z/;
     return { status => $res->{status}, id => $id, pid => $pid, ppid => $ppid, rows => \@rows, body => $res->{body} };
+}
+
+# Seed 004's idiom, for the database DB: the handle in `our $dbh`,
+# connected (with ATTR, Perl text; AutoCommit off by default) when it is
+# undefined or does not answer ping; $id is its connection's id. BODY
+# (Perl text) follows; by default the script prints $id.
+sub seed_script {
+    my ($db, %opt) = @_;
+    my $conn = join ', ', map { "'$_'" } $db->dsn, $db->user, $db->password;
+    my $attr = $opt{attr} // 'RaiseError => 1, PrintError => 0, AutoCommit => 0';
+    my $id_sql = id_sql($db);
+    return <<"CGI" . ($opt{body} // qq{print "Content-Type: text/plain\\n\\n\$id\\n";\n});
+#!/usr/bin/perl
+use strict;
+use DBI;
+our \$dbh;
+if (!defined \$dbh or !\$dbh->ping) {
+    \$dbh = DBI->connect($conn, { $attr });
+}
+my (\$id) = \$dbh->selectrow_array('$id_sql');
+CGI
 }
 
 sub _escape { $_[0] =~ s/([^A-Za-z0-9_.-])/sprintf '%%%02X', ord $1/ger }
