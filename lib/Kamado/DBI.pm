@@ -147,6 +147,7 @@ sub ping {
         return 0 unless $dbh->{Active};
         $fd = $e->{reset}->socket($e);
         return undef unless defined $fd && $fd >= 0;
+        $e->{fd} = $fd;    # (for _quiet; the next use asks again)
     }
     my $now = Time::HiRes::time();
     return 1 if _quiet($e, $now);
@@ -166,7 +167,7 @@ sub ping {
 # a connection that did not answer is thrown away.
 sub _settle {
     my ($e) = @_;
-    return 1 if Kamado::DBI::Reset::settle($e);
+    return 1 if $e->{reset}->settle($e);
     _discard($e, 'did not answer its reset: connecting again');
     return 0;
 }

@@ -51,7 +51,7 @@ my $quiet_exit;    # Kamado's XS is loaded
 # could show (an object with a DESTROY, a pipe to a process, an END block
 # still to run...), it returns and perl exits as usual (xs/CGI.xsh says what
 # is checked).
-END { _exit_if_quiet($?, $dbi ? Kamado::DBI::Lend::quiet_destructors() : undef) if $child && $quiet_exit }
+END { _exit_if_quiet($?, $dbi && $INC{'Kamado/DBI.pm'} ? Kamado::DBI::quiet_destructors() : undef) if $child && $quiet_exit }
 
 sub _serve {
     open my $sock, '+<&=', $socket_fd or die "Kamado::CGI::Zygote: fd $socket_fd: $!\n";

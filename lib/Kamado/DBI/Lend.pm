@@ -94,12 +94,6 @@ sub _note_new {
 
 END { _child_end() if $report && $child_pid == $$ }
 
-# In a child at its very end: the destructors its quiet exit may skip
-# (Kamado::DBI::quiet_destructors).
-sub quiet_destructors {
-    return $INC{'Kamado/DBI.pm'} ? Kamado::DBI::quiet_destructors() : [];
-}
-
 sub _child_end {
     my @lines = ((map { "new\t$_" } @new), (map { "driver\t" . unpack('H*', $_) } sort keys %drivers), 'end');
     syswrite $report, join('', map { "$_\n" } @lines);

@@ -15,7 +15,8 @@ use warnings;
 # handle outlives the request), rolls_back (whether its session reset
 # also ends a transaction), session(entry, defer) (true: the server
 # session is as new, or will be once settle(entry) has read the server's
-# answers, when DEFER) and settle(entry) (false: the answers did not come).
+# answers, when DEFER) and settle(entry) (false: the answers did not come;
+# Kamado::DBI calls it before the handle's next use).
 
 use Scalar::Util ();
 use Kamado::DBI::Reset::MariaDB;
@@ -29,6 +30,10 @@ my %CLASS = (MariaDB => 'Kamado::DBI::Reset::MariaDB', mysql => 'Kamado::DBI::Re
 # begin_work and prepare_cached have callbacks of their own
 our @USE = qw(prepare do commit rollback selectrow_array selectrow_arrayref
     selectrow_hashref selectall_arrayref selectall_hashref selectcol_arrayref);
+
+# the attributes that make errors die inside request_end, put back last
+my @ERRORS = qw(PrintError RaiseError HandleError);
+my %ERRORS = map { $_ => 1 } @ERRORS;
 
 # DBI's attributes a request may change, put back as a new handle had them
 # (AutoCommit first: it may need the server)
@@ -113,25 +118,17 @@ sub request_end {
         }
         # (what may fail, in here: errors die, whatever the script chose)
         my $errors = @active || $rollback || exists $restore{AutoCommit};
-        @$dbh{qw(PrintError RaiseError HandleError)} = (0, 1, undef) if $errors;
+        @$dbh{@ERRORS} = (0, 1, undef) if $errors;
         $_->finish for @active;
         %{ $dbh->{CachedKids} } = () if delete $e->{cached} && $dbh->{CachedKids};
         $dbh->rollback if $rollback;
-        my %last = map { $_ => 1 } my @last = qw(PrintError RaiseError HandleError);
-        $dbh->{$_} = $restore{$_} for grep { !$last{$_} } keys %restore;
+        $dbh->{$_} = $restore{$_} for grep { !$ERRORS{$_} } keys %restore;
         $reset->session($e, $defer) or die "no reset\n";
-        my @errors = grep { $errors || exists $restore{$_} } @last;
+        my @errors = grep { $errors || exists $restore{$_} } @ERRORS;
         @$dbh{@errors} = @$fresh{@errors};
         delete $e->{stored};
         1;
     } ? 1 : 0;
-}
-
-# settle(ENTRY) -> false when the session reset request_end left to be
-# answered was not (the connection is then of no use).
-sub settle {
-    my ($e) = @_;
-    return $e->{reset}->settle($e);
 }
 
 1;
