@@ -163,6 +163,20 @@ static int parse_v1(const char *buf, size_t len, kd_proxy_hdr *h)
     return (int)(i + 2);
 }
 
+/* A version 2 address block of FAMILY at A: the source and destination
+ * addresses (N bytes each), then the source and destination ports. */
+static void v2_addresses(const unsigned char *a, size_t n, int family, kd_proxy_hdr *h)
+{
+    memset(&h->src, 0, sizeof h->src);
+    memset(&h->dst, 0, sizeof h->dst);
+    h->src.family = h->dst.family = family;
+    memcpy(h->src.b, a, n);
+    memcpy(h->dst.b, a + n, n);
+    h->src_port = a[2 * n] << 8 | a[2 * n + 1];
+    h->dst_port = a[2 * n + 2] << 8 | a[2 * n + 3];
+    h->local = 0;
+}
+
 static int parse_v2(const unsigned char *b, size_t len, kd_proxy_hdr *h)
 {
     size_t total, alen;
@@ -188,24 +202,12 @@ static int parse_v2(const unsigned char *b, size_t len, kd_proxy_hdr *h)
     case 0x11:                        /* TCP over IPv4 */
         if (alen < 12)
             return KD_PROXY_ERROR;
-        memset(&h->src, 0, sizeof h->src);
-        memset(&h->dst, 0, sizeof h->dst);
-        h->src.family = h->dst.family = 4;
-        memcpy(h->src.b, b + 16, 4);
-        memcpy(h->dst.b, b + 20, 4);
-        h->src_port = b[24] << 8 | b[25];
-        h->dst_port = b[26] << 8 | b[27];
-        h->local = 0;
+        v2_addresses(b + 16, 4, 4, h);
         break;
     case 0x21:                        /* TCP over IPv6 */
         if (alen < 36)
             return KD_PROXY_ERROR;
-        h->src.family = h->dst.family = 6;
-        memcpy(h->src.b, b + 16, 16);
-        memcpy(h->dst.b, b + 32, 16);
-        h->src_port = b[48] << 8 | b[49];
-        h->dst_port = b[50] << 8 | b[51];
-        h->local = 0;
+        v2_addresses(b + 16, 16, 6, h);
         break;
     case 0x00:                        /* UNSPEC: the connection's own addresses */
         break;
