@@ -3,7 +3,7 @@ use 5.024;
 use strict;
 use warnings;
 
-# What the side-by-side benchmarks (bench/cgi, bench/dbi) share: servers
+# What the side-by-side benchmarks (bench/run, bench/cgi, bench/dbi) share: servers
 # started from their own config in a temporary directory, each in a
 # session of its own, waited for by HTTP and stopped by PID (at the end,
 # on die, on Ctrl-C, TERM or HUP); ab, bounded; the CPU a server's
@@ -179,14 +179,17 @@ sub session_cpu_ticks {
 
 sub children_cpu { my (undef, undef, $user, $system) = times; return $user + $system }
 
-sub median { my @v = sort { $a <=> $b } @_; @v % 2 ? $v[$#v / 2] : ($v[@v / 2 - 1] + $v[@v / 2]) / 2 }
+sub median {
+    my @v = sort { $a <=> $b } @_ or return undef;
+    return @v % 2 ? $v[$#v / 2] : ($v[@v / 2 - 1] + $v[@v / 2]) / 2;
+}
 
 sub progress { printf STDERR "[%s] %s\n", strftime('%H:%M:%S', localtime), $_[0] }
 
 sub find_program {
     my ($name) = @_;
     # /usr/sbin too: apache2 lives there and is not in a user's PATH
-    for my $d (split(/:/, $ENV{PATH} // ''), '/usr/sbin', '/sbin') {
+    for my $d (split(/:/, $ENV{PATH} // ''), '/usr/sbin', '/sbin', '/usr/local/sbin') {
         return "$d/$name" if $d ne '' && -f "$d/$name" && -x _;
     }
     return undef;
