@@ -1,4 +1,5 @@
-/* Kamado.xs: glue between the C engine in src/ and Perl.
+/* Kamado.xs: glue between the C engine in src/ (its parts listed in
+ * src/kd_engine.c) and Perl.
  *
  * C owns bytes and syscalls (src/); the glue only turns a parsed head into
  * %env and a PSGI response into a head and iovecs, and hands the CGI
@@ -6,6 +7,8 @@
  * descriptor numbers. I/O failures return undef with $! set; croak is kept
  * for caller bugs. The parts, by role:
  *   xs/timers.c, xs/loop.c   C helpers of the XS below (perl API)
+ *   xs/cgi/kd_cgi_*.c        the CGI runner's C (perl API): %ENV, the
+ *                            world a script runs in, its I/O, snapshots
  *   xs/env.c, xs/logline.c   Kamado::Loop's %env and access-log lines
  *   xs/Loop.xsh              Kamado::Loop, the event loop
  *   xs/LoopWrite.xsh         Kamado::Loop's responses
@@ -20,28 +23,12 @@
 #include "perl.h"
 #include "XSUB.h"
 
-/* one translation unit, so the compiler can inline across the engine */
-#include "src/kd_parser.c"
-#include "src/kd_head.c"
-#include "src/kd_proxy.c"
-#include "src/kd_util.c"
-#include "src/kd_fdpass.c"
-#include "src/kd_myreset.c"
-#include "src/kd_loop.c"
-#include "src/kd_intake.c"
-#include "src/kd_answer.c"
-#include "src/kd_keepalive.c"
-#include "src/kd_pools.c"
-#include "src/kd_body.c"
-#include "src/kd_write.c"
-#include "src/kd_scoreboard.c"
-#include "src/kd_date.c"
-#include "src/kd_logfmt.c"
-#include "src/kd_cgi_head.c"
-#include "src/kd_cgi_env.c"
-#include "src/kd_cgi_world.c"
-#include "src/kd_cgi_io.c"
-#include "src/kd_cgi_snapshot.c"
+#include "src/kd_engine.c"     /* the plain-C engine, one translation unit */
+/* the CGI runner's C, which needs perl's internals */
+#include "xs/cgi/kd_cgi_env.c"
+#include "xs/cgi/kd_cgi_world.c"
+#include "xs/cgi/kd_cgi_io.c"
+#include "xs/cgi/kd_cgi_snapshot.c"
 #include <sys/prctl.h>
 #include <signal.h>
 #include <time.h>

@@ -1,4 +1,4 @@
-/* libFuzzer harness: the CGI output head parser (src/kd_cgi_head.c) on
+/* libFuzzer harness: the CGI output head parser (src/proto/kd_cgi_head.c) on
  * arbitrary script output.
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined fuzz/fuzz_cgi_head.c -o fuzz/build/fuzz_cgi_head_libfuzzer
  *
@@ -21,11 +21,10 @@
  * RFC 1123 form. Parsing again with less room (as
  * the XS does with more) gives the same result and the same first lines.
  */
+#include "../src/kd_engine.c"
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "../src/kd_date.c"
-#include "../src/kd_cgi_head.c"
 
 #define ROOM 64
 

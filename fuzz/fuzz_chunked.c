@@ -1,9 +1,9 @@
 /* libFuzzer harness: the chunked decoder, fed in two pieces split at a
  * point taken from the input, must decode exactly as when fed whole, and
  * fail exactly when that fails. */
+#include "../src/kd_engine.c"
 #include <stdlib.h>
 #include <string.h>
-#include "../src/kd_parser.c"
 
 static long decode(const char *in, size_t len, size_t split, char *out, size_t *out_len, int *done)
 {

@@ -1,4 +1,4 @@
-/* libFuzzer harness: the HTTP date reader and writer (src/kd_date.c) on
+/* libFuzzer harness: the HTTP date reader and writer (src/proto/kd_date.c) on
  * arbitrary Last-Modified values.
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined fuzz/fuzz_date.c -o fuzz/build/fuzz_date_libfuzzer
  *
@@ -7,10 +7,10 @@
  * a date read is 0 or later and before 10000 (plus a carried leap
  * second); written back in RFC 1123 form it is 29 bytes of that form and
  * reads as the same time. */
+#include "../src/kd_engine.c"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../src/kd_date.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,4 +1,4 @@
-/* libFuzzer harness: the response head builder (src/kd_head.c) on
+/* libFuzzer harness: the response head builder (src/proto/kd_head.c) on
  * arbitrary app responses.
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined fuzz/fuzz_head.c -o fuzz/build/fuzz_head_libfuzzer
  *
@@ -16,10 +16,9 @@
  * the close or the status ends the body), one Connection field at most and
  * "close" whenever keep-alive was refused; keep-alive is never granted
  * when it was not wished or when a known body did not match its length. */
+#include "../src/kd_engine.c"
 #include <stdlib.h>
 #include <string.h>
-#include "../src/kd_parser.c"
-#include "../src/kd_head.c"
 
 #define MAX_FIELDS 64
 

@@ -1,5 +1,5 @@
 /* libFuzzer harness: the access log's formats and escaping
- * (src/kd_logfmt.c) on arbitrary LogFormat strings and values.
+ * (src/proto/kd_logfmt.c) on arbitrary LogFormat strings and values.
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined fuzz/fuzz_logfmt.c -o fuzz/build/fuzz_logfmt_libfuzzer
  *
  * Input: a format, any bytes, compiled from a heap buffer of exactly its
@@ -9,12 +9,12 @@
  * text ops hold only bytes of the input, or the - of %l. The same bytes
  * escaped as a log value are printable ASCII, with every " and \ after a
  * backslash, and unescape to the input. */
+#include "../src/kd_engine.c"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../src/kd_logfmt.c"
 
-static int hexval(char c)
+static int fuzz_hexval(char c)
 {
     return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
@@ -63,9 +63,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort();
             c = b.buf[++i];
             if (c == 'x') {
-                if (i + 2 >= b.len || hexval(b.buf[i + 1]) < 0 || hexval(b.buf[i + 2]) < 0)
+                if (i + 2 >= b.len || fuzz_hexval(b.buf[i + 1]) < 0 || fuzz_hexval(b.buf[i + 2]) < 0)
                     abort();
-                c = (char)(hexval(b.buf[i + 1]) * 16 + hexval(b.buf[i + 2]));
+                c = (char)(fuzz_hexval(b.buf[i + 1]) * 16 + fuzz_hexval(b.buf[i + 2]));
                 i += 2;
             } else if (c != '"' && c != '\\') {
                 abort();

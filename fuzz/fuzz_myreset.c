@@ -1,4 +1,4 @@
-/* libFuzzer harness: src/kd_myreset.c's reader of a MariaDB server's
+/* libFuzzer harness: src/proto/kd_myreset.c's reader of a MariaDB server's
  * answers (kd_myreset_answers) on arbitrary bytes.
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined fuzz/fuzz_myreset.c -o fuzz/build/fuzz_myreset_libfuzzer
  *
@@ -8,9 +8,9 @@
  * more bytes than were given; read again from exactly those bytes, the
  * same; fed in two pieces (split at byte 1's offset), the same.
  */
+#include "../src/kd_engine.c"
 #include <stdlib.h>
 #include <string.h>
-#include "../src/kd_myreset.c"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {

@@ -3,9 +3,9 @@
  * Checks more than "no crash": a complete head never claims more bytes
  * than it was given, every header points inside the input, and an error
  * always carries a status. */
+#include "../src/kd_engine.c"
 #include <stdlib.h>
 #include <string.h>
-#include "../src/kd_parser.c"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {

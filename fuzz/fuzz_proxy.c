@@ -1,4 +1,4 @@
-/* libFuzzer harness: src/kd_proxy.c on arbitrary bytes.
+/* libFuzzer harness: src/proto/kd_proxy.c on arbitrary bytes.
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined fuzz/fuzz_proxy.c -o fuzz/build/fuzz_proxy_libfuzzer
  *
  * Byte 0 chooses what the rest is:
@@ -12,10 +12,9 @@
  *     (kd_cidr_parse). The host points inside its field, the ports are in
  *     range, a client address formats and parses back to itself.
  */
+#include "../src/kd_engine.c"
 #include <stdlib.h>
 #include <string.h>
-#include "../src/kd_parser.c"
-#include "../src/kd_proxy.c"
 
 #define MAX_FIELDS 16
 

@@ -1,5 +1,5 @@
 /* libFuzzer harness: the memory reader of the scoreboard
- * (kd_sb_parse_memory in src/kd_scoreboard.c) on arbitrary
+ * (kd_sb_parse_memory in src/board/kd_scoreboard.c) on arbitrary
  * /proc/PID/smaps_rollup text.
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined fuzz/fuzz_smaps.c -o fuzz/build/fuzz_smaps_libfuzzer
  *
@@ -7,12 +7,10 @@
  * NUL after it: ASan sees a read past it). Beyond "no crash": 0 or -1,
  * zeros with -1, whole kB (multiples of 1024), and the same result for
  * the same text followed by a line that names none of the fields. */
-#define _GNU_SOURCE
+#include "../src/kd_engine.c"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../src/kd_fdpass.c"
-#include "../src/kd_scoreboard.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

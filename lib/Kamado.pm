@@ -180,7 +180,7 @@ it does.
 
 =head1 LIMITS
 
-Compiled in (F<src/kd_parser.h>, F<src/kd_conn.h>):
+Compiled in (F<src/proto/kd_parser.h>, F<src/loop/kd_conn.h>):
 
     request line, with its CRLF   8192 bytes        414
     request head, with its CRLFs  65536 bytes       431
@@ -198,7 +198,7 @@ with poll(2) deadlines, never with signals.
 =head1 CONSTANTS
 
 How a request brings its body, as C<< Kamado::Loop->next_request >> reports
-it (the numbers are the C engine's, F<src/kd_conn.h>): C<Kamado::BODY_NONE>,
+it (the numbers are the C engine's, F<src/loop/kd_conn.h>): C<Kamado::BODY_NONE>,
 C<Kamado::BODY_LENGTH> (a Content-Length body the worker reads),
 C<Kamado::BODY_CHUNKED> (a chunked one it decodes) and C<Kamado::BODY_FILE>
 (the event loop has the whole body in a temporary file already).

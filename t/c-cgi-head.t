@@ -1,5 +1,5 @@
 # Builds and runs t/c/test_cgi_head.c, the table-driven C unit tests of the
-# CGI output head parser (src/kd_cgi_head.c), and passes their TAP
+# CGI output head parser (src/proto/kd_cgi_head.c), and passes their TAP
 # through: once with the system C compiler, and once more under
 # AddressSanitizer + UndefinedBehaviorSanitizer when clang is installed.
 use strict;

@@ -1,5 +1,5 @@
 # Builds and runs t/c/test_conn_write.c, the C unit tests of the file
-# hand-over (src/kd_write.c, kd_write_file_last) on a real loop: the rest
+# hand-over (src/loop/kd_write.c, kd_write_file_last) on a real loop: the rest
 # sent by the loop, intact, before the pipelined request; HEAD; the close
 # at the write timeout freeing the loop's descriptor. Plain, then under
 # ASan + UBSan when clang is installed.

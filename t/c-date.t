@@ -1,5 +1,5 @@
 # Builds and runs t/c/test_date.c, the C unit tests of the HTTP date reader
-# and writer (src/kd_date.c: a CGI script's Last-Modified, as Apache reads
+# and writer (src/proto/kd_date.c: a CGI script's Last-Modified, as Apache reads
 # it), and passes their TAP through: once with the system C compiler, and
 # once more under AddressSanitizer + UndefinedBehaviorSanitizer when clang
 # is installed.

@@ -1,5 +1,5 @@
 # Builds and runs t/c/test_head.c, the table-driven C unit tests of the
-# response head builder (src/kd_head.c), and passes their TAP through:
+# response head builder (src/proto/kd_head.c), and passes their TAP through:
 # once with the system C compiler, and once more under AddressSanitizer +
 # UndefinedBehaviorSanitizer when clang is installed.
 use strict;

@@ -1,5 +1,5 @@
 # Builds and runs t/c/test_logfmt.c, the C unit tests of the access log's
-# formats (src/kd_logfmt.c): compiling a LogFormat, escaping, the %t
+# formats (src/proto/kd_logfmt.c): compiling a LogFormat, escaping, the %t
 # text; and passes their TAP through: once with the system C compiler,
 # and once more under AddressSanitizer + UndefinedBehaviorSanitizer when
 # clang is installed.

@@ -1,5 +1,5 @@
 # Builds and runs t/c/test_myreset.c, the C unit tests of the MariaDB
-# session reset's packets and I/O (src/kd_myreset.c), and passes their TAP
+# session reset's packets and I/O (src/proto/kd_myreset.c), and passes their TAP
 # through: once with the system C compiler, and once more under
 # AddressSanitizer + UndefinedBehaviorSanitizer when clang is installed.
 use strict;

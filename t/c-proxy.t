@@ -1,6 +1,6 @@
 # Builds and runs t/c/test_proxy.c, the table-driven C unit tests of the
 # PROXY protocol parser, address blocks and X-Forwarded-* fields
-# (src/kd_proxy.c), and passes their TAP through:
+# (src/proto/kd_proxy.c), and passes their TAP through:
 # once with the system C compiler, and once more under AddressSanitizer +
 # UndefinedBehaviorSanitizer when clang is installed.
 use strict;

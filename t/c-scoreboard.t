@@ -1,5 +1,5 @@
 # Builds and runs t/c/test_scoreboard.c, the C unit tests of the
-# scoreboard (src/kd_scoreboard.c): layout, claim and clear, the request
+# scoreboard (src/board/kd_scoreboard.c): layout, claim and clear, the request
 # line cut to fit, a board published to a file and attached, fork, and a reader racing
 # a writer. Plain, then under ASan + UBSan when clang is installed.
 use strict;

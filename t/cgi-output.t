@@ -4,7 +4,7 @@ use Test::More;
 use Kamado::CGI::Output;
 
 # The CGI response head as Apache's mod_cgi reads it (the parse is in C:
-# src/kd_cgi_head.c). The fixtures of t/cgi-runner check it end to end; these
+# src/proto/kd_cgi_head.c). The fixtures of t/cgi-runner check it end to end; these
 # are the rules one by one, each fed whole and a byte at a time.
 
 sub parse {

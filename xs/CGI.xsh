@@ -1,4 +1,4 @@
-# Kamado::CGI::*: the CGI runner's glue over src/kd_cgi_*.c. Included by Kamado.xs.
+# Kamado::CGI::*: the CGI runner's glue over xs/cgi/kd_cgi_*.c. Included by Kamado.xs.
 
 MODULE = Kamado    PACKAGE = Kamado::CGI::Registry
 
@@ -217,7 +217,7 @@ SV *
 _parse(SV *output)
 CODE:
 {
-    /* OUTPUT's head parsed (src/kd_cgi_head.c), once it holds the empty
+    /* OUTPUT's head parsed (src/proto/kd_cgi_head.c), once it holds the empty
      * line that ends it; undef before. Returns { status, headers =>
      * [name, value...], rest }, or { error => why }, or { redirect =>
      * path } for a Location with a local path and no Status; a

@@ -1,6 +1,6 @@
 MODULE = Kamado    PACKAGE = Kamado::DBI::Reset::MariaDB
 
-# The session reset's I/O on the driver's socket (src/kd_myreset.c): true
+# The session reset's I/O on the driver's socket (src/proto/kd_myreset.c): true
 # when it was written, or when its answers came, each an OK.
 
 int

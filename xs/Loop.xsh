@@ -1,4 +1,4 @@
-# Kamado::Loop: glue over the event loop (src/kd_loop.c and its parts):
+# Kamado::Loop: glue over the event loop (src/loop/kd_loop.c and its parts):
 # making one, pools, request ids, the next request, its body, draining.
 # Its responses are in xs/LoopWrite.xsh, its access log in
 # xs/LoopLog.xsh. Included by Kamado.xs.

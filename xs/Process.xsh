@@ -64,7 +64,7 @@ CODE:
      * less the time spent. (One call each way: a CGI run in the worker
      * borrows the timers every request.) */
     kd_request_timer_left(borrowed_timer.left);
-    borrowed_timer.since = kd_monotonic();
+    borrowed_timer.since = kd_now();
     borrowed_timer.active = limit > 0 && (borrowed_timer.left[0] == 0 || borrowed_timer.left[0] > limit);
     if (borrowed_timer.active && !kd_request_timer_set(limit, limit + grace))
         croak("Can't set the request timers: %s", Strerror(errno));
@@ -81,7 +81,7 @@ CODE:
     if (!borrowed_timer.active)
         XSRETURN_EMPTY;
     borrowed_timer.active = 0;
-    spent = kd_monotonic() - borrowed_timer.since;
+    spent = kd_now() - borrowed_timer.since;
     /* (a server deadline already past: at once, not never) */
     if (borrowed_timer.left[0] > 0) {
         soft = borrowed_timer.left[0] - spent > 0.001 ? borrowed_timer.left[0] - spent : 0.001;

@@ -1,4 +1,4 @@
-# Kamado::Scoreboard: glue over src/kd_scoreboard.c. Included by Kamado.xs.
+# Kamado::Scoreboard: glue over src/board/kd_scoreboard.c. Included by Kamado.xs.
 
 MODULE = Kamado    PACKAGE = Kamado::Scoreboard
 

@@ -1,5 +1,5 @@
 /* Kamado::Loop's glue: --access-log lines made in C, in a LogFormat
- * (src/kd_logfmt.c) from a request's env and response, and the buffer
+ * (src/proto/kd_logfmt.c) from a request's env and response, and the buffer
  * they wait in. Included by Kamado.xs, after xs/env.c. */
 
 /* --access-log's buffer: at most KD_LOG_BUFFER bytes (PIPE_BUF, so one

@@ -96,7 +96,7 @@ static IV body_sent(const kd_xs *x, uint64_t before, size_t framing, IV body)
 #define KD_XS_FIELDS 32
 #define KD_BODY_MISMATCH 2          /* Kamado::Loop::BODY_MISMATCH */
 
-/* The head of the app's response into x->head (src/kd_head.c decides
+/* The head of the app's response into x->head (src/proto/kd_head.c decides
  * its framing) and the connection's state for the body. body_len is the
  * total of an arrayref body, or -1 for a streamed one. Returns the head
  * length, or 0 when the head is refused (x->framing_error says why; the

@@ -29,21 +29,13 @@ kd_after_fork(void)
     kd_pid = 0;
 }
 
-static double
-kd_monotonic(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-}
-
 /* Arms the soft and hard timers SOFT and HARD seconds from now (0: off);
  * 0 with errno set if that failed. */
 static int
 kd_request_timer_set(double soft, double hard)
 {
     static const int signals[2] = { SIGUSR2, SIGVTALRM };
-    double when[2], now = kd_monotonic();
+    double when[2], now = kd_now();
     int i, ok = 1;
     when[0] = soft;
     when[1] = hard;
@@ -82,7 +74,7 @@ kd_request_timer_left(double left[2])
         left[i] = 0;
         if (request_deadlines[i] > 0) {
             if (!now)
-                now = request_timers_pid ? kd_monotonic() : -1;
+                now = request_timers_pid ? kd_now() : -1;
             if (now > 0 && request_deadlines[i] > now)
                 left[i] = request_deadlines[i] - now;
         }

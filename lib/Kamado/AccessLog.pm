@@ -13,7 +13,7 @@ use POSIX ();
 # one write(2) when the buffer would pass PIPE_BUF (so a line never
 # tears, even on a pipe), when the oldest has waited a second, when the
 # worker idles, on USR1 and at exit; it makes the lines itself
-# (src/kd_logfmt.c) for every format but those with %{FORMAT}t, which the
+# (src/proto/kd_logfmt.c) for every format but those with %{FORMAT}t, which the
 # compiler's code makes.
 
 my @MONTH = qw(Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec);
@@ -261,7 +261,7 @@ C<%L> (the request id, C<kamado.request_id> in the env, C<-> when
 absent) and C<%{NAME}e> (a key of the PSGI env). An unknown directive
 stops the start with one line naming C<--access-log-format>.
 
-The worker's L<Kamado::Loop> makes the lines (F<src/kd_logfmt.c>) from
+The worker's L<Kamado::Loop> makes the lines (F<src/proto/kd_logfmt.c>) from
 the env and what it recorded of the response: the status and headers
 sent and the body bytes the socket took (for a client that went away,
 what it was sent). A format with C<%{FORMAT}t> is made by the compiler's

@@ -3,7 +3,7 @@ use 5.024;
 use strict;
 use warnings;
 
-use Kamado ();    # the class is in the XS (xs/Scoreboard.xsh, src/kd_scoreboard.c)
+use Kamado ();    # the class is in the XS (xs/Scoreboard.xsh, src/board/kd_scoreboard.c)
 
 # Why workers exit, as the generation counts them (the header's exits, by
 # index; at most 16).

@@ -1,4 +1,4 @@
-/* t/c/test_cgi_head.c: table-driven C unit tests for src/kd_cgi_head.c,
+/* t/c/test_cgi_head.c: table-driven C unit tests for src/proto/kd_cgi_head.c,
  * the CGI output head parser, printed as TAP ("ok N - name", diagnostics
  * as "# ...", plan "1..N" last). Run by t/c-cgi-head.t (system compiler,
  * then clang ASan+UBSan if present).
@@ -10,12 +10,11 @@
  * joined to their field by one space, a Last-Modified as the date sent. The rules are Apache mod_cgi's
  * (util_script.c), as t/cgi-output.t checks them through Perl.
  */
+#include "../../src/kd_engine.c"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../src/kd_date.c"
-#include "../../src/kd_cgi_head.c"
 
 static int test_no = 0, failures = 0;
 
@@ -34,7 +33,7 @@ static size_t esc(char *o, size_t room, const char *s, size_t n)
     return j;
 }
 
-static void add(char *b, size_t room, const char *fmt, ...)
+static void append(char *b, size_t room, const char *fmt, ...)
 {
     size_t n = strlen(b);
     va_list ap;
@@ -60,20 +59,20 @@ static void render(const char *o, size_t len, size_t room, char *b, size_t bsize
     size_t i;
     b[0] = '\0';
     if (!kd_cgi_output_parse(o, len, &h, fields, room)) {
-        add(b, bsize, "incomplete");
+        append(b, bsize, "incomplete");
     } else if (h.error != KD_CGI_HEAD_OK) {
-        add(b, bsize, "error Bad %s: ", kd_cgi_head_error_what(h.error));
+        append(b, bsize, "error Bad %s: ", kd_cgi_head_error_what(h.error));
         add_bytes(b, bsize, o + h.bad_off, h.bad_len > 80 ? 80 : h.bad_len);
         if (h.bad_len > 80)
-            add(b, bsize, "...");
+            append(b, bsize, "...");
     } else if (h.redirect) {
-        add(b, bsize, "redirect ");
+        append(b, bsize, "redirect ");
         add_bytes(b, bsize, o + h.location_off, h.location_len);
     } else if (h.nfields > room) {
-        add(b, bsize, "%zu fields, room for %zu", h.nfields, room);
+        append(b, bsize, "%zu fields, room for %zu", h.nfields, room);
     } else {
         int in_modified = 0;
-        add(b, bsize, "%d", h.status);
+        append(b, bsize, "%d", h.status);
         for (i = 0; i < h.nfields; i++) {
             if (fields[i].name_len == 0 && in_modified)
                 continue;           /* the date replaces the folded lines too */
@@ -81,9 +80,9 @@ static void render(const char *o, size_t len, size_t room, char *b, size_t bsize
             if (h.modified >= 0 && i == h.modified_field) {
                 char date[KD_HTTP_DATE_LEN + 1];
                 kd_cgi_head_modified(&h, NOW, date);
-                add(b, bsize, " [");
+                append(b, bsize, " [");
                 add_bytes(b, bsize, o + fields[i].name_off, fields[i].name_len);
-                add(b, bsize, "=%s]", date);
+                append(b, bsize, "=%s]", date);
                 in_modified = 1;
                 continue;
             }
@@ -91,16 +90,16 @@ static void render(const char *o, size_t len, size_t room, char *b, size_t bsize
                 size_t n = strlen(b);
                 b[n - 1] = ' ';    /* the "]" of the field before */
                 add_bytes(b, bsize, o + fields[i].value_off, fields[i].value_len);
-                add(b, bsize, "]");
+                append(b, bsize, "]");
                 continue;
             }
-            add(b, bsize, " [");
+            append(b, bsize, " [");
             add_bytes(b, bsize, o + fields[i].name_off, fields[i].name_len);
-            add(b, bsize, "=");
+            append(b, bsize, "=");
             add_bytes(b, bsize, o + fields[i].value_off, fields[i].value_len);
-            add(b, bsize, "]");
+            append(b, bsize, "]");
         }
-        add(b, bsize, " rest=");
+        append(b, bsize, " rest=");
         add_bytes(b, bsize, o + h.rest_off, len - h.rest_off);
     }
     free(fields);

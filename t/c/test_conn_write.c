@@ -1,5 +1,5 @@
 /* t/c/test_conn_write.c: C unit tests for the file hand-over of
- * src/kd_write.c (kd_write_file_last), printed as TAP. Run by
+ * src/loop/kd_write.c (kd_write_file_last), printed as TAP. Run by
  * t/c-conn-write.t (system compiler, then clang ASan+UBSan).
  *
  * A real loop on a loopback listener and one client, in one thread: a
@@ -10,20 +10,7 @@
  * reading is closed at the write timeout, and the loop's descriptor on the
  * file with it.
  */
-#define _GNU_SOURCE
-#include "../../src/kd_parser.c"
-#include "../../src/kd_head.c"
-#include "../../src/kd_proxy.c"
-#include "../../src/kd_fdpass.c"
-#include "../../src/kd_scoreboard.c"
-#include "../../src/kd_util.c"
-#include "../../src/kd_loop.c"
-#include "../../src/kd_intake.c"
-#include "../../src/kd_answer.c"
-#include "../../src/kd_keepalive.c"
-#include "../../src/kd_pools.c"
-#include "../../src/kd_body.c"
-#include "../../src/kd_write.c"
+#include "../../src/kd_engine.c"
 
 #include <signal.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* t/c/test_date.c: C unit tests for src/kd_date.c, printed as TAP ("ok N -
+/* t/c/test_date.c: C unit tests for src/proto/kd_date.c, printed as TAP ("ok N -
  * name", diagnostics as "# ...", plan "1..N" last). Run by t/c-date.t
  * (system compiler, then clang ASan+UBSan if present).
  *
@@ -11,11 +11,11 @@
  * and parse(format(t)) == t.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "../../src/kd_engine.c"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "../../src/kd_date.c"
 
 #include "tap.h"
 

@@ -1,4 +1,4 @@
-/* t/c/test_head.c: table-driven C unit tests for src/kd_head.c, printed
+/* t/c/test_head.c: table-driven C unit tests for src/proto/kd_head.c, printed
  * as TAP ("ok N - name", diagnostics as "# ...", plan "1..N" last). Run
  * by t/c-head.t (system compiler, then clang ASan+UBSan if present).
  *
@@ -10,12 +10,11 @@
  * framing, the length, keep-alive, the mismatch and the exact head bytes.
  * One row per line of the table in lib/Kamado.pm ("Response framing").
  */
+#include "../../src/kd_engine.c"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../src/kd_parser.c"
-#include "../../src/kd_head.c"
 
 #include "tap.h"
 

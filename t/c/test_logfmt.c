@@ -1,4 +1,4 @@
-/* t/c/test_logfmt.c: C unit tests for src/kd_logfmt.c, printed as TAP.
+/* t/c/test_logfmt.c: C unit tests for src/proto/kd_logfmt.c, printed as TAP.
  * Run by t/c-logfmt.t (system compiler, then clang ASan+UBSan if present).
  *
  * kd_logfmt_compile: the ops of the nicknames and of every directive it
@@ -9,12 +9,11 @@
  * over-read). kd_lf_put_escaped: as Apache's ap_escape_logitem.
  * kd_logfmt_time: against localtime_r + strftime over a spread of times.
  */
-#define _GNU_SOURCE
+#include "../../src/kd_engine.c"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "../../src/kd_logfmt.c"
 
 #include "tap.h"
 

@@ -1,4 +1,4 @@
-/* t/c/test_myreset.c: C unit tests for src/kd_myreset.c, as TAP. Run by
+/* t/c/test_myreset.c: C unit tests for src/proto/kd_myreset.c, as TAP. Run by
  * t/c-myreset.t (system compiler, then clang ASan+UBSan if present).
  *
  * The commands a reset writes, byte for byte; the answers read from
@@ -8,7 +8,7 @@
  * one piece and a byte at a time, an ERR, bytes beyond the answers, a
  * closed peer and a silent one (the timeout).
  */
-#include "../../src/kd_myreset.c"
+#include "../../src/kd_engine.c"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

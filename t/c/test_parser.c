@@ -1,4 +1,4 @@
-/* t/c/test_parser.c: table-driven C unit tests for src/kd_parser.c,
+/* t/c/test_parser.c: table-driven C unit tests for src/proto/kd_parser.c,
  * printed as TAP ("ok N - name", diagnostics as "# ...", plan "1..N" last).
  * Run by t/c-parser.t (system compiler, then clang ASan+UBSan if present).
  *
@@ -15,11 +15,11 @@
  * whole and split at every offset); output, consumed count and done must
  * be identical, and a call consumes less than it was given only once done.
  */
+#include "../../src/kd_engine.c"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../src/kd_parser.c"
 
 /* Under ASan, a prefix of an input is tested in place: the bytes after it
  * are poisoned, so any read past the prefix is reported exactly as if the

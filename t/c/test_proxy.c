@@ -1,4 +1,4 @@
-/* t/c/test_proxy.c: table-driven C unit tests for src/kd_proxy.c, as TAP.
+/* t/c/test_proxy.c: table-driven C unit tests for src/proto/kd_proxy.c, as TAP.
  * Run by t/c-proxy.t (system compiler, then clang ASan+UBSan if present).
  *
  * PROXY headers (kd_proxy_parse): each case is parsed whole from a heap
@@ -10,11 +10,10 @@
  * blocks (kd_cidr_parse, kd_cidr_match) and the X-Forwarded-* fields
  * (kd_forwarded_resolve).
  */
+#include "../../src/kd_engine.c"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../src/kd_parser.c"
-#include "../../src/kd_proxy.c"
 #include "tap.h"
 
 #define OK_ 1

@@ -1,4 +1,4 @@
-/* t/c/test_scoreboard.c: C unit tests for src/kd_scoreboard.c, printed as
+/* t/c/test_scoreboard.c: C unit tests for src/board/kd_scoreboard.c, printed as
  * TAP. Run by t/c-scoreboard.t (system compiler, then clang ASan+UBSan).
  *
  * The layout outside tools rely on; claim and clear; the request line cut
@@ -13,9 +13,8 @@
  * when a slot is cleared; memory from smaps_rollup; a board in a memfd
  * handed over a socket.
  */
-#include "../../src/kd_fdpass.c"
-#include "../../src/kd_scoreboard.c"
 
+#include "../../src/kd_engine.c"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -26,7 +26,7 @@ sub for {
 # request(psgi_env, fixed): the variables of a request, the fixed ones,
 # those of the PSGI env (SERVER_NAME is the Host without its port; every
 # HTTP_ header but the three above), then --cgi-env's (over what the
-# request gave); none is undef. In XS (kd_request_env in src/kd_cgi_env.c),
+# request gave); none is undef. In XS (kd_request_env in xs/cgi/kd_cgi_env.c),
 # where the three are spelled out: a request's variables were a fifth of
 # a hello request's cost in Perl.
 

@@ -11,7 +11,7 @@ use Kamado ();    # (the XS: _parse)
 # "Location:" with an absolute URL and no Status is a 302, with a local
 # path (and no Status) an internal redirect; "Last-Modified:" is read as
 # an HTTP date and sent in RFC 1123 form, never later than now, or dropped
-# when it is no date (src/kd_date.c); a line that is not a header,
+# when it is no date (src/proto/kd_date.c); a line that is not a header,
 # or output that ends before the empty line, is a 500 and a log line.
 # Fed incrementally, so a script's body can stream as it is printed.
 
@@ -57,7 +57,7 @@ sub finish {
 # script's), as feed returns it, or undef when it is not complete (then
 # feed and finish say why): one call for the in-process modes, which have
 # the whole output at once. _parse is in XS (xs/CGI.xsh, the head
-# parsed by src/kd_cgi_head.c); parse is that sub, not a call more.
+# parsed by src/proto/kd_cgi_head.c); parse is that sub, not a call more.
 { no warnings 'once'; *parse = \&_parse }
 
 1;

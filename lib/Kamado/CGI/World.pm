@@ -14,7 +14,7 @@ use Kamado ();    # (the XS below)
 # collecting the output, a file collecting the errors), %ENV, the working
 # directory, $0, the special variables and @INC, umask, the selected
 # handle, the signal handlers. The swaps are in XS (one call each way:
-# kd_world_enter and kd_world_leave in src/kd_cgi_world.c); here is what is
+# kd_world_enter and kd_world_leave in xs/cgi/kd_cgi_world.c); here is what is
 # opened once per worker, and the few things done in perl.
 #
 # In XS, in this package:

@@ -18,7 +18,7 @@ use warnings;
 # handle is used again, so that the round trip overlaps the time between
 # two requests. A TLS or compressed connection, whose stream is not ours
 # to write, is not reset this way: Kamado::DBI closes it after the
-# request instead. The packets and their I/O are C (src/kd_myreset.c).
+# request instead. The packets and their I/O are C (src/proto/kd_myreset.c).
 
 use constant TIMEOUT_MS => 10_000;
 
@@ -53,7 +53,7 @@ sub session {
     my ($class, $e, $defer) = @_;
     my $fd = $class->socket($e) // return 0;
     $fd >= 0 or return 0;
-    defined &_send or require Kamado;    # (the XS: src/kd_myreset.c)
+    defined &_send or require Kamado;    # (the XS: src/proto/kd_myreset.c)
     # (the same commands every time: the database of the connection, and
     # AutoCommit as the connection had it, which it has again by now)
     my ($bytes, $count) = @{ $e->{commands} //= [_commands($e->{database}, !$e->{fresh}{AutoCommit})] };

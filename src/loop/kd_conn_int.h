@@ -1,5 +1,5 @@
 /* kd_conn_int.h: what the parts of the connection engine (kd_loop.c,
- * kd_pools.c, kd_body.c, kd_write.c, kd_util.c) share among themselves;
+ * kd_pools.c, kd_body.c, kd_write.c) share among themselves;
  * not part of its interface (kd_conn.h). Parts with a header of their own
  * (kd_intake.h, kd_answer.h, kd_keepalive.h) declare their shared functions there. */
 #ifndef KD_CONN_INT_H
@@ -20,10 +20,6 @@ static inline void kd_count_out(kd_loop *l, ssize_t n)
     if (l->sb && n > 0)
         l->sb->counts.bytes_out += (uint64_t)n;
 }
-
-/* kd_util.c */
-int kd_temp_file(void);
-int kd_write_file(int fd, const char *buf, size_t n);
 
 /* kd_loop.c */
 void kd_enqueue(kd_loop *l, kd_conn *c);

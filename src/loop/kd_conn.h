@@ -24,15 +24,18 @@
  * (or the socket's peer) is a trusted proxy is decided once per connection
  * too, for the XS to read X-Forwarded-* by.
  *
- * The parts: kd_loop.c (epoll, the ready queue, parse, next),
- * kd_intake.c (accept, connection slots, the PROXY stage), kd_keepalive.c
- * (finish, keep-alive, the sweep of deadlines, draining), kd_answer.c
- * (the loop's own error answers, their access-log records, the lingering
- * close), kd_pools.c (routing to other pools, hand-over, receiving),
- * kd_fdpass.c (a message with a descriptor, for the hand-over),
- * kd_body.c (spooling and reading request bodies), kd_write.c (writes,
- * and the rests the loop sends for slow readers), kd_util.c (dates,
- * reasons, clocks, temporary files); kd_conn_int.h is what they share.
+ * The loop is one module, src/loop/, and this header is its interface;
+ * its parts call each other freely and share kd_conn_int.h, which nothing
+ * outside src/loop/ includes: kd_loop.c (epoll, the ready queue, parse,
+ * next, the Date text), kd_intake.c (accept, connection slots, the PROXY
+ * stage), kd_keepalive.c (finish, keep-alive, the sweep of deadlines,
+ * draining), kd_answer.c (the loop's own error answers, their access-log
+ * records, the lingering close), kd_pools.c (routing to other pools,
+ * hand-over, receiving), kd_body.c (spooling and reading request bodies),
+ * kd_write.c (writes, and the rests the loop sends for slow readers). It
+ * stands on the layers below it: src/proto/ (parsers and builders of
+ * bytes, no I/O), src/sys/ (the clock, waits, descriptor passing) and
+ * src/board/ (the scoreboard).
  */
 #ifndef KD_CONN_H
 #define KD_CONN_H
@@ -41,10 +44,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/uio.h>
-#include "kd_head.h"
-#include "kd_parser.h"
-#include "kd_proxy.h"
-#include "kd_scoreboard.h"
+#include "../proto/kd_head.h"
+#include "../proto/kd_parser.h"
+#include "../proto/kd_proxy.h"
+#include "../board/kd_scoreboard.h"
+#include "../sys/kd_sys.h"
 
 #define KD_BUF_SIZE 65536          /* read size and head limit */
 #define KD_MAX_LISTENERS 32
@@ -327,14 +331,7 @@ int kd_write_file_last(kd_loop *l, kd_conn *c, const char *head, size_t hlen,
 /* Sends len bytes of in_fd from offset off. 0 or -1 with errno set. */
 int kd_sendfile_all(kd_loop *l, int out_fd, int in_fd, off_t off, size_t len);
 
-/* Waits for fd to become ready for events (POLLIN/POLLOUT) for at most
- * timeout seconds, resuming after signals. 1 ready, 0 timed out, -1 error. */
-int kd_wait(int fd, short events, double timeout);
-
 /* "Sun, 06 Nov 1994 08:49:37 GMT", refreshed once a second */
 const char *kd_date(kd_loop *l);
-
-double kd_now(void);                /* monotonic, for deadlines */
-double kd_wall(void);               /* epoch seconds, for logs */
 
 #endif

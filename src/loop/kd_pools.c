@@ -4,7 +4,7 @@
 #endif
 #include "kd_conn_int.h"
 #include "kd_intake.h"
-#include "kd_fdpass.h"
+#include "../sys/kd_fdpass.h"
 
 #include <errno.h>
 #include <poll.h>

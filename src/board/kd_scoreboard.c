@@ -3,7 +3,7 @@
 #define _GNU_SOURCE
 #endif
 #include "kd_scoreboard.h"
-#include "kd_fdpass.h"
+#include "../sys/kd_fdpass.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -16,6 +16,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #define EVENTS_PER_WAIT 64
@@ -430,4 +431,16 @@ void kd_loop_scoreboard(kd_loop *l, kd_sb_slot *slot)
         slot->connections = (uint32_t)l->nopen;
         kd_sb_set_state(slot, l->draining ? KD_SB_DRAINING : KD_SB_IDLE);
     }
+}
+
+const char *kd_date(kd_loop *l)
+{
+    time_t now = time(NULL);
+    if ((long)now != l->date_sec) {
+        struct tm tm;
+        gmtime_r(&now, &tm);
+        strftime(l->date, sizeof l->date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+        l->date_sec = (long)now;
+    }
+    return l->date;
 }

@@ -1,8 +1,8 @@
-/* kd_util.c: date strings, clocks, waits and temporary files. See kd_conn.h. */
+/* kd_sys.c: the one clock, waits and temporary files. See kd_sys.h. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "kd_conn_int.h"
+#include "kd_sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,18 +47,6 @@ int kd_wait(int fd, short events, double timeout)
         if (errno != EINTR)
             return -1;
     }
-}
-
-const char *kd_date(kd_loop *l)
-{
-    time_t now = time(NULL);
-    if ((long)now != l->date_sec) {
-        struct tm tm;
-        gmtime_r(&now, &tm);
-        strftime(l->date, sizeof l->date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-        l->date_sec = (long)now;
-    }
-    return l->date;
 }
 
 /* An unlinked temporary file in $TMPDIR (or /tmp), or -1. O_TMPFILE never
