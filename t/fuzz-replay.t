@@ -10,7 +10,7 @@ chomp $clang;
 plan skip_all => 'clang is not installed (the fuzz harnesses need libFuzzer)' unless $clang;
 
 my $dir = tempdir(CLEANUP => 1);
-for my $harness (qw(parser chunked head date cgi_head proxy smaps logfmt myreset)) {
+for my $harness (qw(parser chunked head frame date cgi_head proxy smaps logfmt myreset)) {
     my $bin = "$dir/fuzz_$harness";
     my $out = `$clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all fuzz/fuzz_$harness.c -o $bin 2>&1`;
     is $?, 0, "fuzz_$harness builds" or diag $out;

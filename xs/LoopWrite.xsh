@@ -17,22 +17,26 @@ PPCODE:
      * went away */
     kd_conn *c = serving_conn(aTHX_ self, fd);
     SSize_t i, nb = av_len(body) + 1;
-    struct iovec stack_iov[17], *iov = stack_iov;
+    struct iovec stack_in[16], stack_out[17 + KD_FRAME_EXTRA_IOV];
+    struct iovec *in = stack_in, *out = stack_out;
     IV total = 0;
+    int64_t framed;
     size_t hlen;
     uint64_t before;
-    int ok;
+    int ok, n;
 
-    if (nb + 1 > 17)
-        Newx(iov, nb + 1, struct iovec);
+    if (nb > 16) {
+        Newx(in, nb, struct iovec);
+        Newx(out, nb + 1 + KD_FRAME_EXTRA_IOV, struct iovec);
+    }
     for (i = 0; i < nb; i++) {
         SV **e = av_fetch(body, i, 0);
         STRLEN l = 0;
         const char *p = (e && SvOK(*e)) ? sv_bytes(aTHX_ *e, &l) : "";
         if (!p)
             break;                   /* wide character: invalid */
-        iov[i + 1].iov_base = (char *)p;
-        iov[i + 1].iov_len = l;
+        in[i].iov_base = (char *)p;
+        in[i].iov_len = l;
         total += (IV)l;
     }
     if (i < nb) {
@@ -42,34 +46,23 @@ PPCODE:
         hlen = build_head(aTHX_ self, c, status, headers, total);
     }
     if (hlen == 0) {
-        if (iov != stack_iov)
-            Safefree(iov);
+        if (in != stack_in) {
+            Safefree(in);
+            Safefree(out);
+        }
         XSRETURN_NO;                 /* invalid: nothing was written */
     }
-    iov[0].iov_base = self->head;
-    iov[0].iov_len = hlen;
-    if (c->resp_no_body) {
-        nb = 0;
-        total = 0;
-    } else if (c->resp_left >= 0 && total > c->resp_left) {
-        /* what the declared length covers, and not a byte more */
-        IV keep = c->resp_left;
-        for (i = 0; i < nb; i++) {
-            if ((IV)iov[i + 1].iov_len >= keep) {
-                iov[i + 1].iov_len = (size_t)keep;
-                break;
-            }
-            keep -= (IV)iov[i + 1].iov_len;
-        }
-        nb = i + 1;
-        total = c->resp_left;
-    }
+    out[0].iov_base = self->head;
+    out[0].iov_len = hlen;
+    n = kd_frame_body(&c->frame, in, (int)nb, 1, out + 1, &framed);
     before = self->loop->sent;
-    ok = kd_write_last(self->loop, c, iov, (int)nb + 1) == 0;
-    self->resp_bytes += ok ? total : body_sent(self, before, hlen, total);
-    if (iov != stack_iov)
-        Safefree(iov);
-    kd_conn_finish(self->loop, c, ok && c->keepalive);
+    ok = kd_write_last(self->loop, c, out, n + 1) == 0;
+    self->resp_bytes += ok ? (IV)framed : body_sent(self, before, hlen, (IV)framed);
+    if (in != stack_in) {
+        Safefree(in);
+        Safefree(out);
+    }
+    finish(self, c, ok);
     if (!ok)
         XSRETURN_UNDEF;              /* the client went away: $! says why */
     if (self->framing_error)
@@ -86,17 +79,23 @@ PPCODE:
      * write_response does */
     kd_conn *c = serving_conn(aTHX_ self, fd);
     size_t hlen = build_head(aTHX_ self, c, status, headers, length);
+    struct iovec iov[3];
     uint64_t before = self->loop->sent;
+    int64_t n;
     int ok;
     if (hlen == 0)
         XSRETURN_NO;                 /* invalid: nothing was written */
-    if (c->resp_left >= 0 && length > c->resp_left)
-        length = c->resp_left;       /* what the declared length covers */
-    if (c->resp_no_body || length < 0)
-        length = 0;
-    ok = kd_write_file_last(self->loop, c, self->head, hlen, in_fd, (int64_t)offset, (int64_t)length) == 0;
-    self->resp_bytes += ok ? length : body_sent(self, before, hlen, length);
-    kd_conn_finish(self->loop, c, ok && c->keepalive);
+    iov[0].iov_base = self->head;
+    iov[0].iov_len = hlen;
+    n = kd_frame_file(&c->frame, length, 1, &iov[1], &iov[2]);
+    if (n > 0 && iov[1].iov_len + iov[2].iov_len == 0)
+        ok = kd_write_file_last(self->loop, c, self->head, hlen, in_fd, (int64_t)offset, n) == 0;
+    else if (n > 0)
+        croak("Kamado::Loop::write_file_response: a file body needs its length in the head");
+    else
+        ok = kd_write_last(self->loop, c, iov, 3) == 0;   /* the head (and a last chunk) */
+    self->resp_bytes += ok ? (IV)n : body_sent(self, before, hlen, (IV)n);
+    finish(self, c, ok);
     if (!ok)
         XSRETURN_UNDEF;              /* the client went away: $! says why */
     if (self->framing_error)
@@ -124,67 +123,31 @@ void
 write_body(Kamado::Loop self, int fd, SV *data)
 PPCODE:
 {
+    /* a piece of a streamed body, framed (src/proto/kd_frame.c) */
     kd_conn *c = serving_conn(aTHX_ self, fd);
     STRLEN l = 0;
     const char *p = sv_bytes(aTHX_ data, &l);
-    char size[32];
-    struct iovec iov[3];
+    struct iovec piece, out[1 + KD_FRAME_EXTRA_IOV];
+    int64_t framed;
     uint64_t before;
     size_t framing;
-    int n = 0;
+    int n;
     if (!p)
         XSRETURN_NO;                 /* wide character: nothing written */
-    if (c->resp_left >= 0 && (IV)l > c->resp_left) {
-        /* past the declared length: cut there, and the connection ends */
-        l = (STRLEN)c->resp_left;
-        c->keepalive = 0;
-        self->framing_error = "body longer than its Content-Length: cut, connection closed";
-    }
-    if (c->resp_no_body || l == 0)   /* an empty chunk would end the body */
+    piece.iov_base = (char *)p;
+    piece.iov_len = l;
+    n = kd_frame_body(&c->frame, &piece, 1, 0, out, &framed);
+    note_mismatch(self, c);
+    if (n == 0)
         XSRETURN_YES;
-    if (c->resp_left >= 0)
-        c->resp_left -= (IV)l;
-    if (c->resp_chunked) {
-        iov[n].iov_base = size;
-        iov[n++].iov_len = (size_t)snprintf(size, sizeof size, "%lx\r\n", (unsigned long)l);
-    }
-    iov[n].iov_base = (char *)p;
-    iov[n++].iov_len = l;
-    if (c->resp_chunked) {
-        iov[n].iov_base = "\r\n";
-        iov[n++].iov_len = 2;
-    }
-    framing = c->resp_chunked ? iov[0].iov_len : 0;   /* (the write moves iov on) */
+    /* (the write moves out on: the chunk line's length first) */
+    framing = c->frame.framing == KD_FRAME_CHUNKED ? out[0].iov_len : 0;
     before = self->loop->sent;
-    if (kd_write_all(self->loop, fd, iov, n) != 0) {
-        self->resp_bytes += body_sent(self, before, framing, (IV)l);
+    if (kd_write_all(self->loop, fd, out, n) != 0) {
+        self->resp_bytes += body_sent(self, before, framing, (IV)framed);
         XSRETURN_UNDEF;
     }
-    self->resp_bytes += (IV)l;
-    XSRETURN_YES;
-}
-
-void
-send_file(Kamado::Loop self, int fd, int in_fd, IV offset, IV len)
-PPCODE:
-{
-    kd_conn *c = serving_conn(aTHX_ self, fd);
-    uint64_t before;
-    if (c->resp_left >= 0 && len > c->resp_left) {
-        len = c->resp_left;          /* as write_body: cut at the length */
-        c->keepalive = 0;
-        self->framing_error = "body longer than its Content-Length: cut, connection closed";
-    }
-    if (c->resp_no_body || len <= 0)
-        XSRETURN_YES;
-    if (c->resp_left >= 0)
-        c->resp_left -= len;
-    before = self->loop->sent;
-    if (kd_sendfile_all(self->loop, fd, in_fd, (off_t)offset, (size_t)len) != 0) {
-        self->resp_bytes += body_sent(self, before, 0, len);
-        XSRETURN_UNDEF;
-    }
-    self->resp_bytes += len;
+    self->resp_bytes += (IV)framed;
     XSRETURN_YES;
 }
 
@@ -195,19 +158,12 @@ PPCODE:
     /* ends a streamed body and finishes the request; BODY_MISMATCH when
      * the body did not match its Content-Length (framing_error says how) */
     kd_conn *c = serving_conn(aTHX_ self, fd);
-    int ok = 1;
-    if (c->resp_chunked && !c->resp_no_body) {
-        struct iovec iov;
-        iov.iov_base = "0\r\n\r\n";
-        iov.iov_len = 5;
-        ok = kd_write_all(self->loop, fd, &iov, 1) == 0;
-    }
-    if (c->resp_left > 0 && !c->resp_no_body) {
-        /* short of the declared length: the close shows the truncation */
-        c->keepalive = 0;
-        self->framing_error = "body shorter than its Content-Length: connection closed";
-    }
-    kd_conn_finish(self->loop, c, ok && c->keepalive);
+    struct iovec out[KD_FRAME_EXTRA_IOV];
+    int64_t framed;
+    int ok = 1, n = kd_frame_body(&c->frame, NULL, 0, 1, out, &framed);
+    if (n > 0)
+        ok = kd_write_all(self->loop, fd, out, n) == 0;
+    finish(self, c, ok);
     if (!ok)
         XSRETURN_UNDEF;
     if (self->framing_error)

@@ -93,6 +93,23 @@ static IV body_sent(const kd_xs *x, uint64_t before, size_t framing, IV body)
     return (IV)n < body ? (IV)n : body;
 }
 
+/* framing_error for a body that did not match its Content-Length */
+static void note_mismatch(kd_xs *x, const kd_conn *c)
+{
+    if (c->frame.mismatch)
+        x->framing_error = kd_frame_close_text(c->frame.mismatch > 0 ? KD_CLOSE_TOO_LONG : KD_CLOSE_TOO_SHORT);
+}
+
+/* The end of the request c served: the connection is kept if its frame
+ * says so and the write went well (ok). */
+static void finish(kd_xs *x, kd_conn *c, int ok)
+{
+    if (!ok)
+        kd_frame_close(&c->frame, KD_CLOSE_WRITE_FAILED);
+    note_mismatch(x, c);
+    kd_conn_finish(x->loop, c, kd_frame_keep(&c->frame));
+}
+
 #define KD_XS_FIELDS 32
 #define KD_BODY_MISMATCH 2          /* Kamado::Loop::BODY_MISMATCH */
 
@@ -108,6 +125,7 @@ static size_t build_head(pTHX_ kd_xs *x, kd_conn *c, SV *status, AV *headers, IV
     kd_head_out out;
     SSize_t i, n = av_len(headers) + 1;
     size_t need = KD_HEAD_SLACK;
+    int ending;
 
     x->framing_error = NULL;
     if (n % 2) {
@@ -140,19 +158,17 @@ static size_t build_head(pTHX_ kd_xs *x, kd_conn *c, SV *status, AV *headers, IV
         Renew(x->head, x->head_cap, char);
     }
     kd_loop_writing(x->loop);
-    if (x->loop->draining)
-        c->keepalive = 0;           /* the worker is about to exit */
-    /* a body the app did not read (or, after Expect, was never sent) leaves
-     * the next request's start unknown: say the connection ends here */
-    if (kd_conn_body_unread(c))
-        c->keepalive = 0;
+    /* a body the app did not read (or, after Expect, was never sent)
+     * leaves the next request's start unknown */
+    ending = kd_frame_close_before(c->req.keepalive, c->requests + 1 >= x->loop->max_keepalive_reqs,
+                                   x->loop->draining, kd_conn_body_unread(c));
     in.status = status_of(aTHX_ status);
     in.fields = f;
     in.nfields = (size_t)n;
     in.body_len = body_len;
     in.minor_version = c->minor_version;
     in.is_head = c->is_head;
-    in.keepalive = c->keepalive;
+    in.keepalive = ending == KD_KEEP;
     in.date = kd_date(x->loop);
     kd_head_build(&in, x->head, x->head_cap, &out);
     if (f != stack_fields)
@@ -168,13 +184,8 @@ static size_t build_head(pTHX_ kd_xs *x, kd_conn *c, SV *status, AV *headers, IV
             SvREFCNT_dec(x->resp_headers);
         x->resp_headers = headers;
     }
-    c->keepalive = out.keepalive;
     c->resp_status = in.status;
-    c->resp_no_body = out.no_body;
-    c->resp_chunked = out.framing == KD_FRAME_CHUNKED;
-    c->resp_left = out.framing == KD_FRAME_LENGTH ? out.length : -1;
-    if (out.mismatch)
-        x->framing_error = out.mismatch > 0 ? "body longer than its Content-Length: cut, connection closed"
-                                            : "body shorter than its Content-Length: connection closed";
+    kd_frame_start(&c->frame, out.framing, out.length, ending != KD_KEEP ? ending : out.close, out.mismatch);
+    note_mismatch(x, c);
     return out.len;
 }

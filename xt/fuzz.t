@@ -17,7 +17,7 @@ sub which { my $p = `sh -c 'command -v $_[0]' 2>/dev/null`; chomp $p; $p }
 my $clang = which('clang');
 plan skip_all => 'clang is not installed' unless $clang;
 my $seconds = $ENV{KAMADO_FUZZ_SECONDS} || 60;
-my @harnesses = qw(parser chunked head cgi_head proxy logfmt);
+my @harnesses = qw(parser chunked head frame cgi_head proxy logfmt);
 
 my $dir = tempdir(CLEANUP => 0);
 note "work directory: $dir";

@@ -100,12 +100,9 @@ typedef struct kd_conn {
     } in;
     kd_conn_body body;
     /* the response being served */
-    int keepalive;
     int is_head;
     int minor_version;
-    int resp_chunked;               /* response uses chunked framing */
-    int resp_no_body;               /* HEAD, 1xx, 204, 304: headers only */
-    int64_t resp_left;              /* declared body bytes not sent yet; -1: no length */
+    kd_frame frame;                 /* its body's framing, and whether the connection is kept */
     int resp_status;                /* the response's status, for the scoreboard */
     kd_conn_out out;
     int requests;                   /* served on this connection */

@@ -131,8 +131,7 @@ void kd_finish_now(kd_loop *l, kd_conn *c, int keepalive)
         c->body.in_file = 0;
     }
     /* a body the app left unread would be parsed as the next request */
-    if (!keepalive || l->draining || c->body.left > 0 ||
-        (c->body.chunked && !c->body.chunk.done)) {
+    if (kd_frame_close_before(keepalive, 0, l->draining, kd_conn_body_unread(c)) != KD_KEEP) {
         kd_conn_close(l, c);
         return;
     }

@@ -315,16 +315,12 @@ static int try_parse(kd_loop *l, kd_conn *c)
     c->in.pos += (size_t)rv;
     c->serving = 1;
     c->req_id = ++l->last_req_id;
-    c->keepalive = c->req.keepalive && !l->draining &&
-                   c->requests + 1 < l->max_keepalive_reqs;
     c->is_head = c->req.is_head;
     c->minor_version = c->req.minor_version;
     c->body.chunked = c->req.chunked && !c->body.in_file;
     c->body.left = c->req.chunked || c->body.in_file ? 0 :
                    (c->req.content_length > 0 ? c->req.content_length : 0);
-    c->resp_chunked = 0;
-    c->resp_no_body = 0;
-    c->resp_left = -1;
+    kd_frame_start(&c->frame, KD_FRAME_NONE, -1, KD_KEEP, 0);
     c->body.expect_continue = c->req.expect_continue && !c->body.continued &&
                               (c->body.left > 0 || c->body.chunked);
     c->body.read = 0;

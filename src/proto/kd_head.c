@@ -144,7 +144,7 @@ static char *head_put_length(char *o, int64_t n)
 int kd_head_build(const kd_head_in *in, char *buf, size_t cap, kd_head_out *out)
 {
     char *o = buf, *end = buf + cap;
-    int status = in->status, keepalive = in->keepalive, has_date = 0;
+    int status = in->status, ending = in->keepalive ? KD_KEEP : KD_CLOSE_CLIENT, has_date = 0;
     int64_t length = -1;
     const char *reason;
     size_t i;
@@ -198,8 +198,8 @@ int kd_head_build(const kd_head_in *in, char *buf, size_t cap, kd_head_out *out)
             }
             if (kd_ci_eq(k, kl, "connection")) {
                 /* the connection is the server's; a close is honoured */
-                if (head_says_close(v, vl))
-                    keepalive = 0;
+                if (head_says_close(v, vl) && ending == KD_KEEP)
+                    ending = KD_CLOSE_APP;
                 continue;
             }
             break;
@@ -244,7 +244,8 @@ int kd_head_build(const kd_head_in *in, char *buf, size_t cap, kd_head_out *out)
             /* cut at the length, or short: either way the connection
              * cannot carry another response after it */
             out->mismatch = in->body_len > length ? 1 : -1;
-            keepalive = 0;
+            if (ending == KD_KEEP)
+                ending = out->mismatch > 0 ? KD_CLOSE_TOO_LONG : KD_CLOSE_TOO_SHORT;
         }
         o = head_put_length(o, length);
         if (!in->is_head) {
@@ -257,7 +258,8 @@ int kd_head_build(const kd_head_in *in, char *buf, size_t cap, kd_head_out *out)
             out->framing = KD_FRAME_CHUNKED;
         } else {
             out->framing = KD_FRAME_CLOSE;  /* HTTP/1.0: the close ends it */
-            keepalive = 0;
+            if (ending == KD_KEEP)
+                ending = KD_CLOSE_UNFRAMED;
         }
     }
     if (!has_date && in->date) {
@@ -265,13 +267,14 @@ int kd_head_build(const kd_head_in *in, char *buf, size_t cap, kd_head_out *out)
         PUT(in->date, 29);
         PUTS("\r\n");
     }
-    if (!keepalive)
+    if (ending != KD_KEEP)
         PUTS("Connection: close\r\n\r\n");
     else if (in->minor_version == 0)
         PUTS("Connection: keep-alive\r\n\r\n");
     else
         PUTS("\r\n");
-    out->keepalive = keepalive;
+    out->keepalive = ending == KD_KEEP;
+    out->close = ending;
     out->len = (size_t)(o - buf);
     return KD_HEAD_OK;
 }

@@ -3,7 +3,8 @@
  * Plain C99, no perl.h. The server owns the framing of every response:
  * the app's status and fields are checked and copied in one pass, and the
  * framing fields (Content-Length, Transfer-Encoding, Connection) are the
- * builder's decision, never the app's bytes passed through. What it
+ * builder's decision, never the app's bytes passed through; the body's
+ * bytes are then framed by kd_frame.c. What it
  * decides for each kind of app mistake is the table in lib/Kamado.pm
  * ("Response framing"); the reasons follow nginx's handling of an
  * upstream's (FastCGI) response head.
@@ -13,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "kd_frame.h"           /* KD_FRAME_*, KD_CLOSE_* */
 
 /* One response field as the app gave it (not NUL-terminated). */
 typedef struct {
@@ -21,14 +23,6 @@ typedef struct {
     const char *value;
     size_t value_len;
 } kd_field;
-
-/* How the end of the body is shown to the client. */
-enum {
-    KD_FRAME_NONE,                  /* no body: HEAD, 204, 304 */
-    KD_FRAME_LENGTH,                /* Content-Length: out->length bytes */
-    KD_FRAME_CHUNKED,               /* Transfer-Encoding: chunked */
-    KD_FRAME_CLOSE                  /* the body ends with the connection */
-};
 
 /* Why a head was refused (the caller answers 500 and logs the text). */
 enum {
@@ -58,6 +52,7 @@ typedef struct {
     int framing;                    /* KD_FRAME_* */
     int64_t length;                 /* KD_FRAME_LENGTH: body bytes to send */
     int keepalive;                  /* the connection may carry another request */
+    int close;                      /* KD_KEEP, or why not (KD_CLOSE_*) */
     int no_body;                    /* send no body bytes at all */
     int mismatch;                   /* known body: 1 longer than length, -1 shorter */
     size_t len;                     /* bytes of head written */

@@ -126,7 +126,7 @@ int main(void)
     ok(c && c->req.is_head, "then the HEAD");
 
     /* HEAD: kd_write_file_last is given no body */
-    c->resp_no_body = 1;
+    kd_frame_start(&c->frame, KD_FRAME_NONE, -1, KD_KEEP, 0);
     ok(kd_write_file_last(l, c, head, hlen, file, 0, 0) == 0 && !c->out.flushing, "HEAD: the head alone, at once");
     kd_conn_finish(l, c, 1);
     c = NULL;

@@ -1,0 +1,244 @@
+package Kamado::Loop;
+use 5.024;
+use strict;
+use warnings;
+
+use Kamado ();    # the class is in the XS (xs/Loop*.xsh over src/loop/)
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::Loop - a worker's event loop, the boundary between C and Perl
+
+=head1 SYNOPSIS
+
+    my $loop = Kamado::Loop->new(\@listen_fds, \@env_templates, {
+        keepalive_timeout => 5, write_timeout => 60, write_buffer => 65536,
+    });
+    while (1) {
+        my ($fd, $env, $body_kind) = $loop->next_request(1000) or next;
+        my $res = $app->($env);
+        my $ok = $loop->write_response($fd, @$res);
+        warn $loop->framing_error, "\n"
+            if defined $ok && (!$ok || $ok == Kamado::Loop::BODY_MISMATCH);
+    }
+
+=head1 DESCRIPTION
+
+The event loop of one worker, written in C (F<src/loop/>, its interface
+F<src/loop/kd_conn.h>), seen from Perl. It owns every socket: it accepts,
+reads heads (and bodies that fit, or are spooled to a file), keeps idle
+keep-alive connections, answers malformed requests itself, and sends what a
+slow reader has not taken yet. Perl is called only with a complete request,
+as a file descriptor number (the connection) and a PSGI C<%env>.
+
+The server owns the framing of every response. The head is built by
+F<src/proto/kd_head.c> from the app's status and headers, the body framed by
+F<src/proto/kd_frame.c> (chunk lines, the cut at Content-Length, the verdict
+on a body too long or too short), and whether the connection carries
+another request is decided there too. Kamado::Server is the only caller.
+
+Connections cross as descriptor numbers; a number that is not serving a
+request croaks (a caller bug). I/O failures return C<undef> with C<$!> set.
+
+=head1 CONSTANTS
+
+=over
+
+=item Kamado::Loop::BODY_MISMATCH
+
+What the write methods return (a true value) when the body did not match
+its Content-Length: cut at the length, or short of it; the connection is
+closed after it and C<framing_error> says which.
+
+=back
+
+C<Kamado::BODY_NONE>, C<BODY_LENGTH>, C<BODY_CHUNKED> and C<BODY_FILE>
+are the kinds of request body C<next_request> reports (see L<Kamado>).
+
+=head1 METHODS
+
+=head2 Making one
+
+=over
+
+=item new(\@FDS, \@TEMPLATES, \%SETTINGS)
+
+A loop over the listening sockets FDS (1 to 32), each with its C<%env>
+template (the keys that do not change from request to request). SETTINGS:
+C<keepalive_timeout>, C<header_timeout>, C<read_timeout>,
+C<write_timeout> (seconds), C<max_keepalive_reqs>, C<max_connections>,
+C<max_request_body>, C<min_body_rate>, C<write_buffer> (bytes),
+C<expect_to_app> (the app answers C<Expect: 100-continue> itself),
+C<trusted_proxies> (address blocks, or C<unix:>) and C<proxy_protocol>
+(a flag per listener). Values come from Kamado::Options; croaks on a bad
+one.
+
+=item set_pools(\@ROUTES, MINE, RECV_FD, LISTEN)
+
+With C<--pool>: ROUTES is C<[[PREFIX, SEND_FD], ...]>, the default pool's
+prefix empty; a request whose path starts with another pool's prefix is
+handed to that pool over SEND_FD. MINE is this worker's pool, RECV_FD its
+queue, LISTEN whether it also accepts.
+
+=item request_ids(PREFIX, GLOB)
+
+From now on each C<%env> gets C<kamado.request_id>, PREFIX and a count
+from 1, and the scalar of GLOB holds it until the next C<next_request>
+(L<Kamado::Log> reads it).
+
+=item scoreboard(BOARD, SLOT)
+
+Reports this worker's state and counters in SLOT of a
+L<Kamado::Scoreboard>.
+
+=item access_log(FD, FORMAT)
+
+From now on keeps what the access log needs, and a buffer of lines for
+FD. True when FORMAT (a LogFormat string) is compiled here
+(F<src/proto/kd_logfmt.c>) and C<log_request> makes the lines; false when
+the caller makes them (C<log_line>).
+
+=back
+
+=head2 Requests
+
+=over
+
+=item next_request(TIMEOUT_MS)
+
+Waits up to TIMEOUT_MS for a complete request and returns C<(FD, ENV,
+BODY_KIND)>, and with the access log a fourth value, the count of requests
+the loop answered itself meanwhile (C<take_answers>); the empty list when
+the time ran out. Croaks when the loop itself fails.
+
+=item read_body(FD, MAX)
+
+Up to MAX bytes of the request body (decoded when chunked), C<""> at its
+end, C<undef> with C<$!> on an error or timeout.
+
+=item body_file(FD)
+
+The descriptor of the temporary file holding the whole body, when the loop
+spooled it (C<BODY_FILE>).
+
+=item serving(FD)
+
+A number for the request being served on FD, never reused; 0 when FD serves
+none.
+
+=item close_conn(FD)
+
+Closes the connection of the request being served; nothing when it is
+closed already.
+
+=back
+
+=head2 Responses
+
+Each returns true when the response (or the piece) went out, or was handed
+to the loop to send; C<BODY_MISMATCH> as above; false when the head was
+refused and nothing was written (C<framing_error> says why: the caller
+answers 500); C<undef> with C<$!> when the client went away. The methods
+that end a response (C<write_response>, C<write_file_response>,
+C<write_end>) finish the request: the connection then waits for the next
+one or is closed.
+
+=over
+
+=item write_response(FD, STATUS, \@HEADERS, \@BODY)
+
+A whole response, the head and the body in one C<sendmsg>; what the
+socket does not take at once the loop sends as the client reads.
+
+=item write_file_response(FD, STATUS, \@HEADERS, IN_FD, OFFSET, LENGTH)
+
+A response whose body is LENGTH bytes of the file IN_FD from OFFSET, sent
+with C<sendfile>; what the client does not take at once the loop sends
+from its own duplicate of IN_FD.
+
+=item write_head(FD, STATUS, \@HEADERS, [CONTENT_LENGTH])
+
+The head of a streamed response: chunked (HTTP/1.1) or ended by the close
+(HTTP/1.0) unless the headers or CONTENT_LENGTH give a length.
+
+=item write_body(FD, DATA)
+
+A piece of a streamed body, framed: a chunk, or bytes counted against the
+length (past it, cut: see C<BODY_MISMATCH>). An empty piece sends nothing.
+
+=item write_end(FD)
+
+Ends a streamed body (the last chunk) and finishes the request.
+
+=item write_error(FD, STATUS)
+
+The server's own short answer for STATUS, then the close.
+
+=item framing_error
+
+Why the last head was refused, or its body did not match its length; undef
+when neither.
+
+=back
+
+=head2 The access log
+
+=over
+
+=item log_request(\%ENV)
+
+The line of the request just served, in the format C<access_log>
+compiled, to the buffer.
+
+=item log_line(LINE)
+
+A line made by the caller (with its newline), to the buffer.
+
+=item log_flush([FD])
+
+Writes the buffer; given FD, writes there from now on (after USR1). False
+with C<$!> when a write failed since the last call.
+
+=item response_record
+
+The request last served: C<(STATUS, \@HEADERS, BODY_BYTES, START, NOW)>;
+STATUS 0 when no head went out.
+
+=item take_answers
+
+The requests the loop answered itself (400, 408, 413, ...) since the last
+call, each C<[STATUS, BODY_BYTES, LISTENER, REMOTE_ADDR, REMOTE_PORT,
+REQUEST_LINE, TIME]>, then the count of those it could not keep, if any.
+
+=back
+
+=head2 Stopping
+
+=over
+
+=item stop_accepting([KEEP_QUEUE])
+
+Stops listening; open connections get one more response, marked
+C<Connection: close>, and idle ones a short grace. With KEEP_QUEUE the
+pool's queue is served too (a stop, not a restart).
+
+=item drained
+
+True once, after C<stop_accepting>, no connection is open (and the queue,
+if kept, is empty).
+
+=item open_connections
+
+How many connections the loop holds.
+
+=back
+
+=head1 SEE ALSO
+
+L<Kamado::Server>, the only caller; F<src/loop/kd_conn.h>;
+F<src/proto/kd_frame.h>.
+
+=cut
