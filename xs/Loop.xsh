@@ -139,6 +139,8 @@ DESTROY(Kamado::Loop self)
 CODE:
     kd_loop_free(self->loop);
     SvREFCNT_dec((SV *)self->templates);
+    if (self->last_env)
+        SvREFCNT_dec((SV *)self->last_env);
     if (self->resp_headers)
         SvREFCNT_dec((SV *)self->resp_headers);
     if (self->logging)
@@ -191,7 +193,7 @@ PPCODE:
     self->resp_bytes = 0;
     EXTEND(SP, 4);
     mPUSHi(c->fd);
-    mPUSHs(newRV_noinc((SV *)build_env(aTHX_ self, c)));
+    mPUSHs(newRV_inc((SV *)build_env(aTHX_ self, c)));
     mPUSHi(kd_conn_body_kind(c));   /* Kamado::BODY_* */
     if (self->logging) {
         self->req_start = kd_wall();
@@ -203,6 +205,14 @@ PPCODE:
             mPUSHi(self->loop->nanswers);   /* answers to log (take_answers) */
     }
 }
+
+void
+env_done(Kamado::Loop self)
+PPCODE:
+    /* the caller holds the last env no more: its objects go now, and its
+     * hash serves the next request when no one else holds it */
+    env_done(aTHX_ self);
+    XSRETURN_EMPTY;
 
 int
 body_file(Kamado::Loop self, int fd)

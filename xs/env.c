@@ -59,29 +59,183 @@ static void proxy_env(pTHX_ kd_loop *l, kd_conn *c, HV *env)
         (void)hv_stores(env, "SERVER_PORT", newSViv(port));
 }
 
+/* The template's entries by their shared key, for env_reset: an
+ * open-addressed table of KD_TKEYS slots; false when the template has
+ * more keys than it can hold (its envs are then never reused). */
+static int template_keys(pTHX_ kd_xs *x, HV *tmpl)
+{
+    STRLEN i, max = HvMAX(tmpl);
+    HE **array = HvARRAY(tmpl);
+    Zero(x->tkeys, KD_TKEYS, kd_tkey);
+    x->ntkeys = 0;
+    x->tkeys_of = tmpl;
+    if (!array || HvUSEDKEYS(tmpl) > KD_TKEYS / 2 || !HvSHAREKEYS(tmpl))
+        return x->tkeys_ok = 0;
+    for (i = 0; i <= max; i++) {
+        HE *he;
+        for (he = array[i]; he; he = HeNEXT(he)) {
+            UV k = PTR2UV(HeKEY_hek(he)) >> 4;
+            if (HeKLEN(he) == HEf_SVKEY)
+                return x->tkeys_ok = 0;
+            while (x->tkeys[k % KD_TKEYS].hek)
+                k++;
+            x->tkeys[k % KD_TKEYS].hek = HeKEY_hek(he);
+            x->tkeys[k % KD_TKEYS].value = HeVAL(he);
+            x->ntkeys++;
+        }
+    }
+    return x->tkeys_ok = 1;
+}
+
+/* The template's value for an env entry's key, or NULL */
+static SV *template_value(const kd_xs *x, const HEK *hek)
+{
+    UV k = PTR2UV(hek) >> 4;
+    for (;; k++) {
+        const kd_tkey *t = &x->tkeys[k % KD_TKEYS];
+        if (t->hek == hek)
+            return t->value;
+        if (!t->hek)
+            return NULL;
+    }
+}
+
+/* The env of the request just served, made ready for the next one
+ * (env_done): entries of its template put back to the template's values,
+ * every other plain value emptied (undef) for build_env to set again or
+ * drop_stale to remove, and what is not plain (a value someone else
+ * holds, magic) removed; references are let go of now, so the objects a
+ * request left in its env go when it ends, as when its env was freed. The
+ * hash is reused only when nothing but the loop holds it: an app that
+ * keeps its env, or a weak reference to it, gets a new one next time.
+ * Returns NULL when the env cannot be reused. (Freeing the env and
+ * copying the template again cost more than all the rest of a hello
+ * request's Perl.) */
+static HV *env_reset(pTHX_ kd_xs *x)
+{
+    HV *env = x->last_env, *tmpl = x->last_template;
+    HE **array, *gone[KD_TKEYS];
+    STRLEN i, max;
+    int ngone = 0, overflow = 0;
+    UV tkeys = 0;
+
+    if (!env || SvREFCNT(env) != 1 || SvMAGICAL(env) || SvOBJECT(env) || SvREADONLY(env) ||
+        !HvSHAREKEYS(env) ||
+        (SvOOK(env) && (HvAUX(env)->xhv_backreferences || HvEITER_get(env))))
+        return NULL;
+    if (x->tkeys_of != tmpl && !template_keys(aTHX_ x, tmpl))
+        return NULL;
+    if (!x->tkeys_ok || !(array = HvARRAY(env)))
+        return NULL;
+    max = HvMAX(env);
+    for (i = 0; i <= max; i++) {
+        HE *he;
+        for (he = array[i]; he; he = HeNEXT(he)) {
+            SV *v = HeVAL(he), *t;
+            if (HeKLEN(he) == HEf_SVKEY || SvREFCNT(v) != 1 || SvMAGICAL(v) || SvREADONLY(v) ||
+                SvTYPE(v) > SVt_PVMG || SvOBJECT(v)) {
+                if (ngone < KD_TKEYS)
+                    gone[ngone++] = he;
+                else
+                    overflow = 1;
+                continue;
+            }
+            if ((t = template_value(x, HeKEY_hek(he)))) {
+                tkeys++;
+                /* unchanged since the copy: the same referent, or the same bytes */
+                if (SvROK(t) ? SvROK(v) && SvRV(v) == SvRV(t) :
+                    SvPOK(t) && !SvROK(v) && SvPOK(v) && SvCUR(v) == SvCUR(t) &&
+                        SvUTF8(v) == SvUTF8(t) && memEQ(SvPVX(v), SvPVX(t), SvCUR(v)))
+                    continue;
+                sv_setsv(v, t);
+            } else if (SvROK(v)) {
+                sv_setsv(v, &PL_sv_undef);   /* lets go of the referent now */
+            } else {
+                SvOK_off(v);                 /* keeps the buffer for the next value */
+            }
+        }
+    }
+    if (overflow)
+        return NULL;                         /* (the caller drops it and copies) */
+    /* (after the walk: a delete changes the chains walked) */
+    for (i = 0; i < (STRLEN)ngone; i++)
+        (void)hv_delete_ent(env, HeSVKEY_force(gone[i]), G_DISCARD, HeHASH(gone[i]));
+    if (tkeys != x->ntkeys) {
+        /* the app deleted some: put them back */
+        for (i = 0; i < KD_TKEYS; i++) {
+            const kd_tkey *t = &x->tkeys[i];
+            if (t->hek && !hv_common(env, NULL, HEK_KEY(t->hek), HEK_LEN(t->hek), HEK_FLAGS(t->hek),
+                                     HV_FETCH_ISEXISTS, NULL, HEK_HASH(t->hek)))
+                (void)hv_common(env, NULL, HEK_KEY(t->hek), HEK_LEN(t->hek), HEK_FLAGS(t->hek),
+                                HV_FETCH_ISSTORE, newSVsv(t->value), HEK_HASH(t->hek));
+        }
+    }
+    return env;
+}
+
+/* Removes what env_reset emptied and the request did not set again: no
+ * value a request sets is undef, and template values are never emptied. */
+static void drop_stale(pTHX_ HV *env)
+{
+    HE **array = HvARRAY(env), *gone[KD_TKEYS];
+    STRLEN i, max = HvMAX(env);
+    int ngone = 0, more = 0;
+    for (i = 0; i <= max; i++) {
+        HE *he;
+        for (he = array[i]; he; he = HeNEXT(he))
+            if (!SvOK(HeVAL(he))) {
+                if (ngone < KD_TKEYS)
+                    gone[ngone++] = he;
+                else
+                    more = 1;
+            }
+    }
+    for (i = 0; i < (STRLEN)ngone; i++)
+        (void)hv_delete_ent(env, HeSVKEY_force(gone[i]), G_DISCARD, HeHASH(gone[i]));
+    if (more)
+        drop_stale(aTHX_ env);
+}
+
+/* env's value for key k (its SV, reused when env held one) */
+static SV *env_slot(pTHX_ HV *env, int k)
+{
+    HE *he = hv_fetch_ent(env, env_keys[k].key, 1, env_keys[k].hash);
+    return HeVAL(he);
+}
+
 /* PSGI env for the head just parsed on c */
 static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
 {
     const kd_request *r = &c->req;
-    SV **tmpl = av_fetch(x->templates, c->listener, 0);
-    HV *env = newHVhv((HV *)SvRV(*tmpl));
+    HV *tmpl = (HV *)SvRV(*av_fetch(x->templates, c->listener, 0));
+    HV *env = x->env_ready ? x->last_env : env_reset(aTHX_ x);
+    int reused = env && x->last_template == tmpl;
     char *key = x->env_key;
     size_t i;
     SV *path;
 
-    ENV_STORE(env, K_METHOD, newSVpvn(r->method, r->method_len));
-    ENV_STORE(env, K_URI, newSVpvn(r->target, r->target_len));
-    ENV_STORE(env, K_PROTOCOL, newSVpvn(r->minor_version ? "HTTP/1.1" : "HTTP/1.0", 8));
-    ENV_STORE(env, K_QUERY, r->query ? newSVpvn(r->query, r->query_len) : newSVpvs(""));
-    ENV_STORE(env, K_ADDR, newSVpvn(c->remote_addr, c->remote_addr_len));
-    ENV_STORE(env, K_PORT, newSViv(c->remote_port));
+    x->env_ready = 0;
+    if (!reused) {
+        if (x->last_env)
+            SvREFCNT_dec((SV *)x->last_env);
+        x->last_env = env = newHVhv(tmpl);
+        x->last_template = tmpl;
+    }
+    sv_setpvn(env_slot(aTHX_ env, K_METHOD), r->method, r->method_len);
+    sv_setpvn(env_slot(aTHX_ env, K_URI), r->target, r->target_len);
+    sv_setpvn(env_slot(aTHX_ env, K_PROTOCOL), r->minor_version ? "HTTP/1.1" : "HTTP/1.0", 8);
+    sv_setpvn(env_slot(aTHX_ env, K_QUERY), r->query ? r->query : "", r->query ? r->query_len : 0);
+    sv_setpvn(env_slot(aTHX_ env, K_ADDR), c->remote_addr, c->remote_addr_len);
+    sv_setiv(env_slot(aTHX_ env, K_PORT), c->remote_port);
 
     /* PATH_INFO is the percent-decoded path (CGI/PSGI convention) */
-    path = newSV(r->path_len + 1);
-    SvPOK_on(path);
+    path = env_slot(aTHX_ env, K_PATH);
     {
-        char *d = SvPVX(path);
+        char *d;
         const char *s = r->path, *e = r->path + r->path_len;
+        SV_CHECK_THINKFIRST_COW_DROP(path);   /* a buffer shared with another value is not written */
+        SvUPGRADE(path, SVt_PV);
+        d = SvGROW(path, r->path_len + 1);
         while (s < e) {
             int h1, h2;
             if (*s == '%' && e - s >= 3 && (h1 = hexval((unsigned char)s[1])) >= 0 &&
@@ -94,8 +248,8 @@ static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
         }
         *d = '\0';
         SvCUR_set(path, d - SvPVX(path));
+        SvPOK_only(path);
     }
-    ENV_STORE(env, K_PATH, path);
 
     for (i = 0; i < r->num_headers; i++) {
         const kd_header *h = &r->headers[i];
@@ -106,11 +260,11 @@ static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
         if (memchr(h->name, '_', h->name_len))
             continue;
         if (kd_ci_eq(h->name, h->name_len, "content-length")) {
-            ENV_STORE(env, K_CL, newSVpvn(h->value, h->value_len));
+            sv_setpvn(env_slot(aTHX_ env, K_CL), h->value, h->value_len);
             continue;
         }
         if (kd_ci_eq(h->name, h->name_len, "content-type")) {
-            ENV_STORE(env, K_CT, newSVpvn(h->value, h->value_len));
+            sv_setpvn(env_slot(aTHX_ env, K_CT), h->value, h->value_len);
             continue;
         }
         memcpy(key, "HTTP_", 5);
@@ -118,7 +272,8 @@ static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
             char ch = h->name[j];
             key[5 + j] = ch == '-' ? '_' : (char)toUPPER(ch);
         }
-        /* one lookup: the slot is new (undef) or holds an earlier field */
+        /* one lookup: the slot is new or emptied (undef), or holds an
+         * earlier field of this request */
         slot = hv_fetch(env, key, (I32)(h->name_len + 5), 1);
         if (SvOK(*slot)) {
             /* repeated fields are joined as one list (RFC 9110 5.3) */
@@ -145,12 +300,28 @@ static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
         } while (n);
         for (i = 0; i < len; i++)
             x->id[x->id_len + i] = digits[len - 1 - i];
-        id = newSVpvn(x->id, x->id_len + len);
+        id = env_slot(aTHX_ env, K_ID);
+        sv_setpvn(id, x->id, x->id_len + len);
         if (x->id_gv)
             sv_setsv(GvSVn(x->id_gv), id);
-        ENV_STORE(env, K_ID, id);
     }
+    if (reused)
+        drop_stale(aTHX_ env);
     return env;
+}
+
+/* The caller is done with the env it was given last (env_done): reset
+ * for the next request now, or let go of when it cannot be reused. */
+static void env_done(pTHX_ kd_xs *x)
+{
+    if (!x->last_env || x->env_ready)
+        return;
+    if (env_reset(aTHX_ x)) {
+        x->env_ready = 1;
+    } else {
+        SvREFCNT_dec((SV *)x->last_env);
+        x->last_env = NULL;
+    }
 }
 
 /* Between requests, the id of none (see request_ids). */

@@ -2,10 +2,23 @@
  * Included by Kamado.xs, before xs/env.c, xs/logline.c and its XS part. */
 
 #define KD_ID_PREFIX_MAX 64
+#define KD_TKEYS 128                /* room for a template of 64 keys */
+
+typedef struct {
+    const HEK *hek;                 /* a template entry's shared key */
+    SV *value;                      /* and its value */
+} kd_tkey;
 
 typedef struct {
     kd_loop *loop;
     AV *templates;                  /* env template per listener */
+    HV *last_env;                   /* the env given last, reused when no one else holds it */
+    HV *last_template;              /* the template it was copied from */
+    int env_ready;                  /* last_env is reset for the next request (env_done) */
+    kd_tkey tkeys[KD_TKEYS];        /* that template's entries by key (xs/env.c) */
+    UV ntkeys;
+    HV *tkeys_of;
+    int tkeys_ok;
     SV *scoreboard;                 /* the Kamado::Scoreboard holding its slot */
     char *head;                     /* response head buffer, reused */
     size_t head_cap;

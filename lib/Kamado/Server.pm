@@ -105,11 +105,11 @@ sub run {
             $native ? $loop->log_request($env) : $log->request($env);
             $log->answers($self->{listeners}) if $answers;
         }
-        next unless $limited;    # the common case: one test a request
-        Kamado::Server::Limits::disarm($self) if $timeout;    # app, response and cleanup done
-        last if $budget && ++$served >= ($why = 'max_requests', $budget)[1];
-        last if $max_kb && ($why = 'max_rss') && Kamado::Server::Limits::over_rss($self, $env, $max_kb);
-        last if $retire_at && Time::HiRes::time() >= ($why = 'max_age', $retire_at)[1];
+        my $retire = $limited && _retire($self, $env, \$served, $budget, $max_kb, $retire_at, $timeout);
+        # the env's objects go now, and its hash serves the next request
+        undef $env;
+        $loop->env_done;
+        last if $retire and $why = $retire;
     }
     # why it stops, for the generation's count of exits (Kamado::Scoreboard)
     $self->{why} = $self->{stopping} ? $self->{why} // 'stop' : $why;
@@ -118,6 +118,17 @@ sub run {
     $log->detach($self->{listeners}) if $log;
     undef $self->{loop};
     return $served;
+}
+
+# Why the worker stops after the request just served (--max-requests,
+# --max-rss, --max-age), or false.
+sub _retire {
+    my ($self, $env, $served, $budget, $max_kb, $retire_at, $timeout) = @_;
+    Kamado::Server::Limits::disarm($self) if $timeout;    # app, response and cleanup done
+    return 'max_requests' if $budget && ++$$served >= $budget;
+    return 'max_rss' if $max_kb && Kamado::Server::Limits::over_rss($self, $env, $max_kb);
+    return 'max_age' if $retire_at && Time::HiRes::time() >= $retire_at;
+    return '';
 }
 
 # --access-log: the request just served (the loop recorded its
@@ -149,6 +160,8 @@ sub _drain {
         };
         $self->handle_request($fd, $env, $body);
         $self->_log_request($env, $answers) if $log;
+        undef $env;
+        $loop->env_done;
     }
 }
 
