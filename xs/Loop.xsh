@@ -53,6 +53,8 @@ CODE:
     RETVAL->templates = (AV *)SvREFCNT_inc((SV *)templates);
     RETVAL->head_cap = 4096;
     Newx(RETVAL->head, RETVAL->head_cap, char);
+    RETVAL->env_key_cap = 256;
+    Newx(RETVAL->env_key, RETVAL->env_key_cap, char);
 #define SETTING(name, field, conv) \
     if ((v = hv_fetchs(settings, name, 0)) && SvOK(*v)) RETVAL->loop->field = conv(*v)
     SETTING("keepalive_timeout", keepalive_timeout, SvNV);
@@ -150,6 +152,7 @@ CODE:
     if (self->scoreboard)
         SvREFCNT_dec(self->scoreboard);
     Safefree(self->head);
+    Safefree(self->env_key);
     if (self->id_gv)
         SvREFCNT_dec((SV *)self->id_gv);
     Safefree(self);

@@ -267,6 +267,11 @@ static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
             sv_setpvn(env_slot(aTHX_ env, K_CT), h->value, h->value_len);
             continue;
         }
+        if (h->name_len + 5 > x->env_key_cap) {
+            x->env_key_cap = h->name_len + 5;
+            Renew(x->env_key, x->env_key_cap, char);
+            key = x->env_key;
+        }
         memcpy(key, "HTTP_", 5);
         for (j = 0; j < h->name_len; j++) {
             char ch = h->name[j];

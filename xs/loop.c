@@ -37,7 +37,8 @@ typedef struct {
     int log_errno;                  /* of the last write that failed; 0 */
     double log_since;               /* when the oldest buffered line came */
     pid_t log_pid;                  /* the process whose lines they are */
-    char env_key[KD_BUF_SIZE + 5];  /* "HTTP_" + any name that fits a head */
+    char *env_key;                  /* "HTTP_" + a field's name (grown to fit; a worker's page not dirtied for nothing) */
+    size_t env_key_cap;
     /* request ids (request_ids): the prefix, then a count, made here so
      * that an id costs no system call and no Perl op */
     char id[KD_ID_PREFIX_MAX + 21];

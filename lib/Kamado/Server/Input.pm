@@ -5,6 +5,7 @@ use warnings;
 
 use Errno ();
 use Kamado ();
+use PerlIO::scalar ();    # (the empty handle's layer, loaded before fork: shared by the workers)
 use Stream::Buffered;
 
 # A request's psgi.input, as functions over the Kamado::Server that
