@@ -2,7 +2,10 @@
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc fuzz/fuzz_parser.c -o fuzz/fuzz_parser.bin
  * Checks more than "no crash": a complete head never claims more bytes
  * than it was given, every header points inside the input, and an error
- * always carries a status. */
+ * always carries a status. Fed in up to 64 growing prefixes (the sizes
+ * taken from the input), kd_parse_more gives at each what
+ * kd_parse_request gives on that prefix, and the same request once
+ * complete. */
 #include "../src/kd_engine.c"
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +33,29 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
             abort();
     } else if (rv != KD_INCOMPLETE) {
         abort();
+    }
+    {
+        kd_head_scan scan = { 0, 0 };
+        kd_request a, b;
+        size_t len = 0, k = 0;
+        while (len < size) {
+            int x, y;
+            len += 1 + (size_t)data[k++ % size] % (size / 32 + 2);
+            if (len > size)
+                len = size;
+            x = kd_parse_more(buf, len, &scan, &a);
+            y = kd_parse_request(buf, len, &b);
+            if (x != y)
+                abort();
+            if (x == KD_ERROR && a.error_status != b.error_status)
+                abort();
+            if (x > 0 && (a.num_headers != b.num_headers || a.method_len != b.method_len ||
+                          a.content_length != b.content_length || a.keepalive != b.keepalive ||
+                          a.chunked != b.chunked || a.target_len != b.target_len))
+                abort();
+            if (x != KD_INCOMPLETE)
+                break;
+        }
     }
     free(buf);
     return 0;

@@ -97,6 +97,7 @@ typedef struct kd_conn {
         char *buf;                  /* KD_BUF_SIZE bytes */
         size_t len;                 /* bytes in buf */
         size_t pos;                 /* start of unconsumed bytes */
+        kd_head_scan scan;          /* of the head at pos, while incomplete */
     } in;
     kd_conn_body body;
     /* the response being served */

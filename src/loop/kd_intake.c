@@ -97,6 +97,7 @@ kd_conn *kd_conn_open(kd_loop *l, int fd, int li)
     c->open = 1;
     c->in_epoll = c->queued = c->serving = 0;
     c->in.len = c->in.pos = 0;
+    c->in.scan.seen = 0;
     c->requests = 0;
     c->lingering = 0;
     c->pend.route = 0;

@@ -231,7 +231,7 @@ static int try_parse(kd_loop *l, kd_conn *c)
     int rv;
     if (c->proxy_wait && !kd_proxy_stage(l, c))
         return 0;
-    rv = kd_parse_request(c->in.buf + c->in.pos, c->in.len - c->in.pos, &c->req);
+    rv = kd_parse_more(c->in.buf + c->in.pos, c->in.len - c->in.pos, &c->in.scan, &c->req);
     if (rv == KD_INCOMPLETE) {
         kd_compact(c);                   /* room for the rest of the head */
         if (kd_watch(l, c) != 0)

@@ -406,6 +406,30 @@ int kd_parse_request(const char *buf, size_t len, kd_request *r)
     }
 }
 
+int kd_parse_more(const char *buf, size_t len, kd_head_scan *scan, kd_request *r)
+{
+    size_t seen = scan->seen;
+    int rv;
+    /* Incomplete before, and still: no LF among the new bytes (so no line
+     * ended), the line they extend began before them (its first byte was
+     * checked), and no limit within reach (the request line's, unless it
+     * ended before; the head's). */
+    if (seen > 0 && seen < len && buf[seen - 1] != '\n' && len < KD_MAX_HEAD &&
+        (scan->line_done || len < KD_MAX_REQUEST_LINE) && !memchr(buf + seen, '\n', len - seen)) {
+        scan->seen = len;
+        return KD_INCOMPLETE;
+    }
+    rv = kd_parse_request(buf, len, r);
+    if (rv == KD_INCOMPLETE) {
+        scan->seen = len;
+        scan->line_done = r->method_len > 0;
+    } else {
+        scan->seen = 0;
+        scan->line_done = 0;
+    }
+    return rv;
+}
+
 /* ------------------------------------------------------------------ */
 /* chunked decoding                                                    */
 

@@ -58,6 +58,23 @@ typedef struct {
  * passed, so a client cannot make the server buffer without bound. */
 int kd_parse_request(const char *buf, size_t len, kd_request *r);
 
+/* What kd_parse_more keeps of a head it found incomplete. */
+typedef struct {
+    size_t seen;                    /* the bytes it parsed; 0: none yet */
+    int line_done;                  /* the request line was complete among them */
+} kd_head_scan;
+
+/* kd_parse_request for a head that arrives in pieces, in one buffer that
+ * grows: its result is always the one kd_parse_request would give, but
+ * bytes an earlier call saw are not parsed again until a line may have
+ * ended (a LF came), a line began (its first byte may fail early) or a
+ * limit may have been passed, so a head sent a byte at a time costs a
+ * parse a line, not a parse a byte. scan starts zeroed and is zeroed
+ * again by any result but KD_INCOMPLETE; the caller zeroes it when the
+ * head's first byte is no longer at buf[0] of the same bytes. r is only
+ * meaningful when the result is not KD_INCOMPLETE. */
+int kd_parse_more(const char *buf, size_t len, kd_head_scan *scan, kd_request *r);
+
 /* Incremental decoder for a chunked body (RFC 9112 section 7.1). */
 typedef struct {
     int state;

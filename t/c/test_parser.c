@@ -523,6 +523,28 @@ static void run_pcase(const pcase *c)
     rv = kd_parse_request(buf, len, &req);
     check_result(c, buf, len, rv, &req, "whole after prefixes");
     tap("split at every offset (%zu): %s", len, c->name);
+
+    /* 3. arriving a byte at a time through kd_parse_more: at every length
+     * what kd_parse_request says, and the same request at the end */
+    {
+        kd_head_scan scan = { 0, 0 };
+        kd_request whole;
+        int more = KD_INCOMPLETE, want = KD_INCOMPLETE;
+        for (k = 1; k <= len && more == KD_INCOMPLETE; k++) {
+            more = kd_parse_more(buf, k, &scan, &req);
+            want = kd_parse_request(buf, k, &whole);
+            if (more != want || (more == KD_ERROR && req.error_status != whole.error_status)) {
+                diag("after %zu bytes: kd_parse_more %d (status %d), kd_parse_request %d (status %d)", k, more,
+                     more == KD_ERROR ? req.error_status : 0, want, want == KD_ERROR ? whole.error_status : 0);
+                break;
+            }
+        }
+        if (more > 0)
+            check_result(c, buf, len, more, &req, "a byte at a time");
+        if (more != KD_INCOMPLETE && (scan.seen || scan.line_done))
+            diag("the scan is not reset after a result");
+    }
+    tap("a byte at a time, resumed (kd_parse_more): %s", c->name);
     free(buf);
 
     /* 3. a complete head followed by more bytes: same head length */
