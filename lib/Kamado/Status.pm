@@ -45,8 +45,12 @@ sub run {
         # comes for a second: a board's descriptor never waits long in
         # the socket
         on_tick       => sub { $self->_intake },
+        # a budget of its own: at 256 connections, a new one closes the
+        # one that has waited longest for its client, so connections held
+        # open without a request (a slow client's, or an attacker's) never
+        # keep out a client that sends its request at once
         loop_settings => {keepalive_timeout => 5, header_timeout => 10, read_timeout => 10,
-                          write_timeout => 10, max_connections => 256},
+                          write_timeout => 10, max_connections => 256, evict_when_full => 1},
     );
     $SIG{$_} = sub { $server->stop } for qw(TERM QUIT INT);
     $server->run;
@@ -276,5 +280,13 @@ Prometheus text exposition (L<Kamado::Status::Metrics>).
 =back
 
 Other paths are 404; methods other than GET and HEAD, 405.
+
+=head2 How many it answers
+
+It holds at most 256 connections. When they are all open, a new one
+closes the connection that has waited longest for its client (a head
+not complete, an idle keep-alive): slow clients, or a local user holding
+connections open, cannot keep out a client that sends its request at
+once.
 
 =cut

@@ -199,6 +199,8 @@ typedef struct {
     double write_timeout;
     int max_keepalive_reqs;
     int max_conns;
+    int evict_when_full;            /* at max_conns, a new connection closes the
+                                     * waiting one nearest its deadline */
     int64_t max_body;               /* request body limit in bytes; 0: none */
     double min_body_rate;           /* bytes/s a body must average; 0: none */
     int expect_to_app;              /* Expect: 100-continue is the app's to answer */
