@@ -271,7 +271,7 @@ sub serve {
             watch        => $watch,
             on_ready     => $on_ready,
             status_listener => $status_listener,
-            status_args  => { pools => $opt->{pool} // [] },
+            status_args  => { pools => $opt->{pool} // [], show_query => $opt->{status_query} },
         )->run;
     }
     # a late TERM (a second one, or systemd's) must not turn a clean exit
