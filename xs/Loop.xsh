@@ -205,9 +205,10 @@ PPCODE:
             SvREFCNT_dec((SV *)self->resp_headers);
             self->resp_headers = NULL;
         }
-        if (self->loop->nanswers)
-            mPUSHi(self->loop->nanswers);   /* answers to log (take_answers) */
     }
+    /* answers to log (take_answers), failures to log (take_faults) */
+    if (self->loop->nanswers || self->loop->nfaults)
+        mPUSHi(self->loop->nanswers + self->loop->nfaults);
 }
 
 void

@@ -97,6 +97,7 @@ sub run {
         (my ($fd, $env, $body, $answers) = $loop->next_request(1000)) or do {
             $self->{on_tick}->() if $self->{on_tick};
             $log->idle($self->{listeners}) if $log;
+            Kamado::Server::Errors::log_faults($self);
             last if $retire_at && Time::HiRes::time() >= ($why = 'max_age', $retire_at)[1];
             next;
         };
@@ -105,6 +106,7 @@ sub run {
             $native ? $loop->log_request($env) : $log->request($env);
             $log->answers($self->{listeners}) if $answers;
         }
+        Kamado::Server::Errors::log_faults($self) if $answers;
         my $retire = $limited && _retire($self, $env, \$served, $budget, $max_kb, $retire_at, $timeout);
         # the env's objects go now, and its hash serves the next request
         undef $env;
@@ -156,10 +158,12 @@ sub _drain {
     until ($loop->drained) {
         (my ($fd, $env, $body, $answers) = $loop->next_request(100)) or do {
             $log->idle($self->{listeners}) if $log;
+            Kamado::Server::Errors::log_faults($self);
             next;
         };
         $self->handle_request($fd, $env, $body);
         $self->_log_request($env, $answers) if $log;
+        Kamado::Server::Errors::log_faults($self) if $answers;
         undef $env;
         $loop->env_done;
     }
