@@ -3,7 +3,8 @@
 # ap_escape_logitem), on every path a line takes: a request the loop
 # answers itself (whose request line Perl formats), a request the app
 # served (the line made in C), and a format with %{FORMAT}t (whose
-# lines Apache::LogFormat::Compiler's code makes), for both of those.
+# lines Apache::LogFormat::Compiler's code makes), for both of those;
+# and under plackup -s Kamado.
 use strict;
 use warnings;
 use lib 't/lib';
@@ -12,6 +13,7 @@ use File::Temp ();
 use Kamado::Test qw(start_server read_response);
 use Kamado::Test::AccessLog qw(wait_lines);
 use Kamado::Test::HTTP qw(read_until_close);
+use Kamado::Test::Plackup qw(start_plackup free_port);
 
 my $APP = 'sub { [200, ["Content-Type" => "text/plain"], ["ok"]] }';
 # the terminal escapes of the reproduction: clear, retitle, bell
@@ -27,17 +29,24 @@ sub clean {
     is(($bare =~ tr/"//), $quotes, "$name: only the format's $quotes quotes unescaped") or diag $line;
 }
 
+# The lines of REQUESTS under FORMAT (undef: the default), through
+# kamado, or plackup -s Kamado (which takes --access_log) with plackup => 1.
 sub lines_of {
-    my ($format, @requests) = @_;
+    my (%a) = @_;
     my $dir = File::Temp->newdir;
     my $log = "$dir/access.log";
-    my $server = start_server(args => ['--access-log', $log, ($format ? ('--access-log-format', $format) : ())], app => $APP);
-    for my $req (@requests) {
+    my @args = ($a{plackup} ? '--access_log' : '--access-log', $log,
+        ($a{format} ? ('--access-log-format', $a{format}) : ()));
+    my $port = free_port();
+    my $server = $a{plackup}
+        ? start_plackup(port => $port, app => $APP, args => ['--port', $port, '--host', '127.0.0.1', @args])
+        : start_server(args => \@args, app => $APP);
+    for my $req ($a{requests}->@*) {
         my $c = $server->connect;
         syswrite $c, $req;
         read_until_close($c, 10);
     }
-    my @lines = wait_lines($log, scalar @requests);
+    my @lines = wait_lines($log, scalar $a{requests}->@*);
     is $server->stop, 0, 'the server stops cleanly';
     return @lines;
 }
@@ -47,7 +56,7 @@ my $served = "GET /a\"b\\c/%22?q=\"x\\ HTTP/1.1\r\nHost: x\r\nUser-Agent: ua\" 2
     . "Referer: \"r\r\nConnection: close\r\n\r\n";
 
 {
-    my @l = lines_of(undef, $bad, $served);
+    my @l = lines_of(requests => [$bad, $served]);
     is scalar(@l), 2, 'default format: two lines' or diag @l;
     like $l[0], qr{"GET / HTTP/1\.1\\x1b\[2J\\x1b\]0;pwned\\x07" 400 }, 'a 400 the loop answers: its protocol escaped';
     clean($l[0], 6, 'the 400');
@@ -57,7 +66,7 @@ my $served = "GET /a\"b\\c/%22?q=\"x\\ HTTP/1.1\r\nHost: x\r\nUser-Agent: ua\" 2
 }
 {
     my $f = '%{%d/%b/%Y}t "%r" %>s "%{User-agent}i" "%U" "%q" "%H" "%h" "%V"';
-    my @l = lines_of($f, $bad, $served);
+    my @l = lines_of(format => $f, requests => [$bad, $served]);
     is scalar(@l), 2, '%{FORMAT}t: two lines' or diag @l;
     like $l[0], qr{"GET / HTTP/1\.1\\x1b\[2J\\x1b\]0;pwned\\x07" 400 }, '%{FORMAT}t, a 400: its protocol escaped';
     like $l[0], qr{"HTTP/1\.1\\x1b\[2J\\x1b\]0;pwned\\x07" "127\.0\.0\.1"}, '%{FORMAT}t, a 400: %H escaped';
@@ -66,5 +75,11 @@ my $served = "GET /a\"b\\c/%22?q=\"x\\ HTTP/1.1\r\nHost: x\r\nUser-Agent: ua\" 2
     like $l[1], qr{ "ua\\" 200 \\"forged\\\\\\x09\\xff" }, 'in %{User-agent}i';
     like $l[1], qr{ "/a\\"b\\\\c/\\"" "\?q=\\"x\\\\" }, 'in %U and %q';
     clean($l[1], 14, '%{FORMAT}t, the 200');
+}
+SKIP: {
+    skip 'plackup is not in PATH', 3 unless grep { -x "$_/plackup" } split /:/, $ENV{PATH} // '';
+    my @l = lines_of(plackup => 1, requests => [$bad]);
+    like $l[0] // '', qr{"GET / HTTP/1\.1\\x1b\[2J\\x1b\]0;pwned\\x07" 400 }, 'plackup -s Kamado: a 400, its protocol escaped';
+    clean($l[0] // '', 6, 'plackup, the 400');
 }
 done_testing;
