@@ -40,4 +40,15 @@ for (['/cgi-bin/a.cgi/x' => 'cgi /cgi-bin|/a.cgi/x'], ['/cgi-bin' => 'cgi /cgi-b
 }
 is Kamado::Runner::mount('/a' => app('a'))->({ SCRIPT_NAME => '', PATH_INFO => '/b' })->[0], 404, 'no prefix: 404';
 is Kamado::Runner::mount('' => app('a'))->({ SCRIPT_NAME => '', PATH_INFO => '*' })->[0], 404, "'*' (OPTIONS *): 404, as URLMap";
+# the path normalised before it is matched, as Apache does
+for (['//cgi-bin/a.cgi' => 'cgi /cgi-bin|/a.cgi'], ['/./cgi-bin/a.cgi' => 'cgi /cgi-bin|/a.cgi'],
+     ['/x/../cgi-bin/a.cgi/' => 'cgi /cgi-bin|/a.cgi/'], ['/cgi-bin/../a' => 'app |/a'], ['/cgi-bin/other/.' => 'cgi /cgi-bin|/other/']) {
+    my ($path, $want) = @$_;
+    @seen = ();
+    my $env = { SCRIPT_NAME => '', PATH_INFO => $path };
+    $mount->($env);
+    is_deeply [@seen], [$want], "$path: $want";
+    is "$env->{SCRIPT_NAME}|$env->{PATH_INFO}", "|$path", "$path: put back";
+}
+is $mount->({ SCRIPT_NAME => '', PATH_INFO => '/a/../..' })->[0], 400, '/a/../..: above the root, 400';
 done_testing;

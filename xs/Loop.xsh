@@ -63,6 +63,7 @@ CODE:
     SETTING("write_timeout", write_timeout, SvNV);
     SETTING("max_keepalive_reqs", max_keepalive_reqs, SvIV);
     SETTING("max_connections", max_conns, SvIV);
+    SETTING("evict_when_full", evict_when_full, SvTRUE);
     SETTING("max_request_body", max_body, (int64_t)SvNV);
     SETTING("min_body_rate", min_body_rate, SvNV);
     SETTING("write_buffer", write_buffer, (size_t)SvUV);
@@ -204,9 +205,10 @@ PPCODE:
             SvREFCNT_dec((SV *)self->resp_headers);
             self->resp_headers = NULL;
         }
-        if (self->loop->nanswers)
-            mPUSHi(self->loop->nanswers);   /* answers to log (take_answers) */
     }
+    /* answers to log (take_answers), failures to log (take_faults) */
+    if (self->loop->nanswers || self->loop->nfaults)
+        mPUSHi(self->loop->nanswers + self->loop->nfaults);
 }
 
 void

@@ -103,6 +103,35 @@ PPCODE:
 }
 
 void
+take_faults(Kamado::Loop self)
+PPCODE:
+{
+    /* the failures behind the loop's own 500s since the last call, each
+     * [what failed, its errno, remote addr, the path it was about,
+     * request line], and then the count of those it could not keep,
+     * when there were some */
+    kd_loop *l = self->loop;
+    int i;
+    EXTEND(SP, l->nfaults + 1);
+    for (i = 0; i < l->nfaults; i++) {
+        kd_fault *f = &l->faults[i];
+        AV *r = newAV();
+        av_extend(r, 4);
+        av_push(r, newSVpv(f->what, 0));
+        av_push(r, newSViv(f->err));
+        av_push(r, newSVpv(f->remote_addr, 0));
+        av_push(r, newSVpv(f->path, 0));
+        av_push(r, newSVpvn(f->line, f->line_len));
+        mPUSHs(newRV_noinc((SV *)r));
+    }
+    l->nfaults = 0;
+    if (l->faults_lost) {
+        mPUSHi(l->faults_lost);
+        l->faults_lost = 0;
+    }
+}
+
+void
 take_answers(Kamado::Loop self)
 PPCODE:
 {

@@ -33,6 +33,19 @@ my %BLOCK = (
     e => sub { $_[1]{ $_[0] } },                     # %{NAME}e: the PSGI env's
 );
 
+# The compiler's directives that write a value as it is, each through
+# _safe or _string (the request line's protocol comes from the client
+# when the loop answers a malformed request itself).
+my %ESCAPED = (
+    h => q!_string($_[ENVS]->{REMOTE_ADDR} || undef)!,
+    u => q!_string($_[ENVS]->{REMOTE_USER} || undef)!,
+    r => q!_safe($_[ENVS]->{REQUEST_METHOD}) . " " . _safe($_[ENVS]->{REQUEST_URI}) . " " . _safe($_[ENVS]->{SERVER_PROTOCOL})!,
+    v => q!_string($_[ENVS]->{SERVER_NAME} || undef)!,
+    V => q!_string($_[ENVS]->{HTTP_HOST} || $_[ENVS]->{SERVER_NAME} || undef)!,
+    p => q!_safe($_[ENVS]->{SERVER_PORT})!,
+    H => q!_safe($_[ENVS]->{SERVER_PROTOCOL})!,
+);
+
 # new(file => PATH or '-', format => LogFormat or nickname); dies with one
 # line naming the option at fault.
 sub new {
@@ -124,6 +137,7 @@ sub compile {
     $format = $NICKNAME{$format} if exists $NICKNAME{$format};
     my $compiler = eval {
         local $SIG{__WARN__} = sub { die @_ };
+        local @Apache::LogFormat::Compiler::char_handler{ keys %ESCAPED } = values %ESCAPED;
         Apache::LogFormat::Compiler->new($format, char_handlers => \%CHAR, block_handlers => \%BLOCK);
     } // do {
         (my $why = $@) =~ s/\n.*//s;
@@ -146,8 +160,9 @@ sub compile {
 # the compiler's sub as it is.
 sub _recompile {
     my ($code) = @_;
-    my $text = $code =~ s/\A(\s*sub \{)\s*\$_\[TIME\] = time\(\) if ! defined \$_\[TIME\];.*?\bmy \$t = sprintf '[^']*',[^;]*;/$1 my \$t = \$_[TIME];/s
-        && $code !~ /\@lt|\$lt\[|\$c->|\@abbr|\$abbr\[/;
+    my ($rest) = $code =~ /\A\s*sub \{\s*\$_\[TIME\] = time\(\) if ! defined \$_\[TIME\];.*?\bmy \$t = sprintf '[^']*',[^;]*;(.*)\z/s;
+    my $text = defined $rest && $rest !~ /\@lt|\$lt\[|\$c->|\@abbr|\$abbr\[/;
+    $code = 'sub { my $t = $_[TIME];' . $rest if $text;
     $code =~ s/\b(_safe|_string)\(/Kamado::AccessLog::$1(/g;
     my ($extra_char_handlers, $extra_block_handlers) = (\%CHAR, \%BLOCK);
     my ($c, @abbr) = ({}, @MONTH);    # what the preamble uses, when kept
@@ -266,7 +281,9 @@ the env and what it recorded of the response: the status and headers
 sent and the body bytes the socket took (for a client that went away,
 what it was sent). A format with C<%{FORMAT}t> is made by the compiler's
 code instead, run again with values escaped as Apache does and, without
-C<%{FORMAT}t>, a C<%t> made once a second. Values are escaped as Apache's:
+C<%{FORMAT}t>, a C<%t> made once a second. Every value from the request,
+on every path (the requests the loop answers itself included, whose
+request line can be anything a client sent), is escaped as Apache's:
 C<"> and C<\> with a backslash, other bytes outside printable ASCII as
 C<\xhh>.
 

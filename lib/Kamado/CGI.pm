@@ -97,8 +97,9 @@ sub _map_request {
     return $self->{static}->({ %$env, 'kamado.cgi.static' => [ $r->{file}, $r->{stat} ] })
         if $action eq 'static';
     if ($action eq 'slash') {
-        # a directory without its slash: as mod_dir, send the client there
-        my $uri = ($env->{SCRIPT_NAME} // '') . $path . '/';
+        # a directory without its slash: as mod_dir, send the client there;
+        # slashes in a row are one (//NAME/ would be another host's URL)
+        (my $uri = ($env->{SCRIPT_NAME} // '') . $path . '/') =~ s{/{2,}}{/}g;
         $uri .= "?$env->{QUERY_STRING}" if length($env->{QUERY_STRING} // '');
         return [301, ['Location' => $uri, 'Content-Type' => 'text/plain'], ["Moved Permanently\n"]];
     }

@@ -30,6 +30,7 @@ our @TABLE = (
     ['max-worker-idle',        '=f',  10,     'autoscaling: seconds a spare worker stays idle before it is retired', [0, 86400]],
     ['scoreboard',             '=s',  undef,  'file the scoreboard of worker states is kept in, for outside tools'],
     ['status-listen',          '=s',  undef,  'HOST:PORT (a port alone: on 127.0.0.1) or socket path where a process of its own answers / (an HTML status page), /status.json and /metrics (Prometheus)'],
+    ['status-query',           '!',   0,      'the status page shows request lines with their query strings (hidden by default: any local user can read the page)'],
     ['pool',                   '=s@', undef,  'NAME:PATH_PREFIX[,workers=N][,timeout=S]: workers of their own for a path prefix (repeatable)'],
     ['max-reqs-per-child',     '=i',  0,      'requests a worker serves before it is replaced; 0 never', [0, 2147483647]],
     ['graceful-timeout',       '=f',  25,     'seconds TERM waits for busy workers before killing them; 0 waits for ever', [0, 86400]],

@@ -115,14 +115,17 @@ sub with_cgi {
 # SCRIPT_NAME; both are put back when the app has answered (for a delayed
 # response, when it calls the responder). No prefix matches: 404. A
 # prefix has no slash at its end ('' is the whole site); of two equal
-# ones, the first.
+# ones, the first. The path is normalised first, as Apache does before
+# it maps a URL (normalize_path): //cgi-bin/x and /a/../cgi-bin/x are
+# the CGI directory's, not the app's; a path above the root is a 400.
 sub mount {
     my (@pairs) = @_;
     my @map = sort { $b->[1] <=> $a->[1] || $a->[3] <=> $b->[3] }
         map { [$pairs[$_], length $pairs[$_], $pairs[ $_ + 1 ], $_] } grep { $_ % 2 == 0 } 0 .. $#pairs;
     return sub {
         my ($env) = @_;
-        my $path = $env->{PATH_INFO} // '';
+        my $path = normalize_path($env->{PATH_INFO} // '')
+            // return [400, ['Content-Type' => 'text/plain'], ['Bad Request']];
         for my $mount (@map) {    # (not $_: the app may change it, an in-process CGI script for one)
             my ($prefix, $length, $app) = @$mount;
             next unless index($path, $prefix) == 0
@@ -145,6 +148,31 @@ sub mount {
         }
         return [404, ['Content-Type' => 'text/plain'], ['Not Found']];
     };
+}
+
+# PATH as Apache's ap_normalize_path leaves it, with MergeSlashes On: a
+# run of slashes is one, a "." segment goes, a ".." segment takes the one
+# before it away (at the end, both leave a slash); undef when ".." climbs
+# above the root. A path that does not start with a slash ('', '*') is
+# as it is.
+sub normalize_path {
+    my ($path) = @_;
+    return $path if substr($path, 0, 1) ne '/' || (index($path, '//') < 0 && index($path, '/.') < 0);
+    my (undef, @in) = split m{/+}, $path, -1;
+    my @out;
+    for my $i (0 .. $#in) {
+        my $segment = $in[$i];
+        if ($segment eq '.' || $segment eq '..') {
+            if ($segment eq '..') {
+                return undef unless @out;
+                pop @out;
+            }
+            push @out, '' if $i == $#in;
+            next;
+        }
+        push @out, $segment;
+    }
+    return '/' . join '/', @out;
 }
 
 sub _describe_pool {
@@ -243,7 +271,7 @@ sub serve {
             watch        => $watch,
             on_ready     => $on_ready,
             status_listener => $status_listener,
-            status_args  => { pools => $opt->{pool} // [] },
+            status_args  => { pools => $opt->{pool} // [], show_query => $opt->{status_query} },
         )->run;
     }
     # a late TERM (a second one, or systemd's) must not turn a clean exit

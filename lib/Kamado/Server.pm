@@ -22,6 +22,13 @@ use Time::HiRes ();
 # in one call), ::Errors (failed apps), ::Limits (--request-timeout,
 # --max-rss).
 
+# What $SIG{CHLD} is while a worker waits for a request, and only then
+# (during one, a handler would take the exit status the app's own
+# waitpid or system() waits for); undef: it is left as it is.
+# Kamado::CGI::Reaper sets it while children an in-process CGI script
+# forked are left, to reap them as they exit.
+our $IDLE_CHLD;
+
 sub new {
     my ($class, %args) = @_;
     my $self = bless {
@@ -92,25 +99,32 @@ sub run {
     local $self->{app} = Kamado::Server::Limits::timed_app($self, $self->{app}) if $timeout;
     my $limited = $budget || $max_kb || $retire_at || $timeout;
     my $served = 0;
-    my $why;
+    my ($why, $chld);
     while (!$self->{stopping}) {
+        # (SIGCHLD caught while it waits, when children are to be reaped)
+        ($chld, $SIG{CHLD}) = ($SIG{CHLD} // 'DEFAULT', $IDLE_CHLD) if $IDLE_CHLD && !defined $chld;
         (my ($fd, $env, $body, $answers) = $loop->next_request(1000)) or do {
+            ($SIG{CHLD}, $chld) = ($chld, undef) if defined $chld && !$IDLE_CHLD;
             $self->{on_tick}->() if $self->{on_tick};
             $log->idle($self->{listeners}) if $log;
+            Kamado::Server::Errors::log_faults($self);
             last if $retire_at && Time::HiRes::time() >= ($why = 'max_age', $retire_at)[1];
             next;
         };
+        ($SIG{CHLD}, $chld) = ($chld, undef) if defined $chld;
         $self->handle_request($fd, $env, $body);
         if ($log) {
             $native ? $loop->log_request($env) : $log->request($env);
             $log->answers($self->{listeners}) if $answers;
         }
+        Kamado::Server::Errors::log_faults($self) if $answers;
         my $retire = $limited && _retire($self, $env, \$served, $budget, $max_kb, $retire_at, $timeout);
         # the env's objects go now, and its hash serves the next request
         undef $env;
         $loop->env_done;
         last if $retire and $why = $retire;
     }
+    $SIG{CHLD} = $chld if defined $chld;
     # why it stops, for the generation's count of exits (Kamado::Scoreboard)
     $self->{why} = $self->{stopping} ? $self->{why} // 'stop' : $why;
     $self->_drain;
@@ -156,10 +170,12 @@ sub _drain {
     until ($loop->drained) {
         (my ($fd, $env, $body, $answers) = $loop->next_request(100)) or do {
             $log->idle($self->{listeners}) if $log;
+            Kamado::Server::Errors::log_faults($self);
             next;
         };
         $self->handle_request($fd, $env, $body);
         $self->_log_request($env, $answers) if $log;
+        Kamado::Server::Errors::log_faults($self) if $answers;
         undef $env;
         $loop->env_done;
     }

@@ -27,6 +27,7 @@ sub new {
         started    => $args{started} // Time::HiRes::time(),
         supervisor => $args{supervisor} // getppid,
         pools      => ['default', map { $_->{name} } ($args{pools} // [])->@*],
+        show_query => $args{show_query},   # --status-query: request lines whole
         gens       => {},                  # pid => {number, board, state, cause}
         retired    => _zero(),             # counters of generations gone
         starts     => {},                  # generation starts by cause
@@ -45,8 +46,12 @@ sub run {
         # comes for a second: a board's descriptor never waits long in
         # the socket
         on_tick       => sub { $self->_intake },
+        # a budget of its own: at 256 connections, a new one closes the
+        # one that has waited longest for its client, so connections held
+        # open without a request (a slow client's, or an attacker's) never
+        # keep out a client that sends its request at once
         loop_settings => {keepalive_timeout => 5, header_timeout => 10, read_timeout => 10,
-                          write_timeout => 10, max_connections => 256},
+                          write_timeout => 10, max_connections => 256, evict_when_full => 1},
     );
     $SIG{$_} = sub { $server->stop } for qw(TERM QUIT INT);
     $server->run;
@@ -157,7 +162,8 @@ sub snapshot {
             push @workers, {
                 pid => $s->{pid}, generation => $gen->{number}, slot => $s->{slot},
                 pool => $self->{pools}[ $s->{pool} ] // $s->{pool}, state => $s->{state},
-                request => $s->{request}, requests => $s->{requests}, connections => $s->{connections},
+                request => $self->{show_query} ? $s->{request} : _without_query($s->{request}),
+                requests => $s->{requests}, connections => $s->{connections},
                 # the current request's age; the state's, when there is none
                 age => $BUSY{ $s->{state} } ? _round($s->{request_seconds}) : undef,
                 state_seconds => _round($s->{seconds}),
@@ -208,6 +214,14 @@ sub _recent {
     shift @$samples while @$samples > 2 && $samples->[1][0] < $now - 60;
     my ($t0, $r0) = $samples->[0]->@*;
     return $now - $t0 >= 1 ? ($requests - $r0) / ($now - $t0) : 0;
+}
+
+# A request line without its query string (tokens, addresses, searches:
+# not every reader of the status page may see them), the ? kept.
+sub _without_query {
+    my ($line) = @_;
+    $line =~ s/\?[^ ]*/?/ if defined $line;
+    return $line;
 }
 
 sub _round { defined $_[0] ? 0 + sprintf '%.3f', $_[0] : undef }
@@ -276,5 +290,22 @@ Prometheus text exposition (L<Kamado::Status::Metrics>).
 =back
 
 Other paths are 404; methods other than GET and HEAD, 405.
+
+=head2 What it shows, and to whom
+
+Request lines are shown without their query strings (C<GET /reset?>): a
+query often carries what only its sender may see (a
+password-reset token, an API key, an address searched for), and the
+status page answers whoever can connect to B<--status-listen>, every
+local user by default. B<--status-query> shows them whole, for a
+listener only trusted people reach.
+
+=head2 How many it answers
+
+It holds at most 256 connections. When they are all open, a new one
+closes the connection that has waited longest for its client (a head
+not complete, an idle keep-alive): slow clients, or a local user holding
+connections open, cannot keep out a client that sends its request at
+once.
 
 =cut

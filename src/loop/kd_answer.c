@@ -20,12 +20,21 @@ int kd_loop_log_answers(kd_loop *l)
     return 0;
 }
 
+/* c's request line as far as it came, at most cap bytes, into out: its length. */
+static size_t request_line(const kd_conn *c, char *out, size_t cap)
+{
+    const char *p = c->in.buf + c->in.pos, *e = c->in.buf + c->in.len;
+    size_t n = 0;
+    while (p + n < e && n < cap && p[n] != '\r' && p[n] != '\n')
+        n++;
+    memcpy(out, p, n);
+    return n;
+}
+
 /* Keeps what the access log says of a request the loop answers itself. */
 static void keep_answer(kd_loop *l, const kd_conn *c, int status, int64_t bytes)
 {
     kd_answer *a;
-    const char *p = c->in.buf + c->in.pos, *e = c->in.buf + c->in.len;
-    size_t n = 0;
     if (l->nanswers == KD_MAX_ANSWERS) {
         l->answers_lost++;
         return;
@@ -37,10 +46,22 @@ static void keep_answer(kd_loop *l, const kd_conn *c, int status, int64_t bytes)
     a->bytes = bytes;
     a->time = kd_wall();
     memcpy(a->remote_addr, c->remote_addr, sizeof a->remote_addr);
-    while (p + n < e && n < KD_ANSWER_LINE && p[n] != '\r' && p[n] != '\n')
-        n++;
-    memcpy(a->line, p, n);
-    a->line_len = n;
+    a->line_len = request_line(c, a->line, KD_ANSWER_LINE);
+}
+
+void kd_note_fault(kd_loop *l, const kd_conn *c, const char *what, int err, const char *path)
+{
+    kd_fault *f;
+    if (l->nfaults == KD_MAX_FAULTS) {
+        l->faults_lost++;
+        return;
+    }
+    f = &l->faults[l->nfaults++];
+    f->what = what;
+    f->err = err;
+    memcpy(f->remote_addr, c->remote_addr, sizeof f->remote_addr);
+    snprintf(f->path, sizeof f->path, "%s", path ? path : "");
+    f->line_len = request_line(c, f->line, KD_FAULT_TEXT);
 }
 
 /* After an error the connection is never reused, since where the next

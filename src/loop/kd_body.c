@@ -42,6 +42,8 @@ double kd_body_deadline(const kd_loop *l, const kd_conn *c, double now, int64_t 
  * with an error (400 malformed chunk, 413 over --max-request-body, 500
  * the file failed); 2 when no temporary file can be made (the worker then
  * reads the body itself). */
+#define SPOOL_FAILED "can't write the request body to a temporary file"
+
 int kd_spool_body(kd_loop *l, kd_conn *c, size_t head_len)
 {
     double now = kd_now();
@@ -72,6 +74,7 @@ int kd_spool_body(kd_loop *l, kd_conn *c, size_t head_len)
             return 0;
         }
         if (kd_write_file(c->body.fd, c->in.buf + head_len, out_len) != 0) {
+            kd_note_fault(l, c, SPOOL_FAILED, errno, kd_temp_dir());
             kd_conn_error(l, c, 500);
             return 0;
         }
@@ -81,6 +84,7 @@ int kd_spool_body(kd_loop *l, kd_conn *c, size_t head_len)
         take = (int64_t)have > c->req.content_length - c->body.got ?
                (size_t)(c->req.content_length - c->body.got) : have;
         if (kd_write_file(c->body.fd, c->in.buf + head_len, take) != 0) {
+            kd_note_fault(l, c, SPOOL_FAILED, errno, kd_temp_dir());
             kd_conn_error(l, c, 500);
             return 0;
         }

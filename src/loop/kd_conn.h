@@ -57,6 +57,8 @@ typedef char kd_routes_fit_the_scoreboard[KD_MAX_ROUTES <= KD_SB_POOLS ? 1 : -1]
 #define KD_MAX_PREFIX 256
 #define KD_MAX_ANSWERS 256         /* loop-answered requests kept for the access log */
 #define KD_ANSWER_LINE 1024        /* of each one's request line, at most */
+#define KD_MAX_FAULTS 8            /* failures kept for the error log */
+#define KD_FAULT_TEXT 256          /* of each one's request line and path, at most */
 
 /* What the loop keeps for the request body (c->body). */
 typedef struct {
@@ -172,6 +174,17 @@ typedef struct {
     char line[KD_ANSWER_LINE];      /* the request line as far as it came */
 } kd_answer;
 
+/* A system call that failed for a request the loop then answered itself
+ * (a 500), kept for the worker's error log (kd_loop_take_faults). */
+typedef struct {
+    const char *what;               /* what failed, a static string */
+    int err;                        /* its errno */
+    char remote_addr[64];
+    char path[KD_FAULT_TEXT];       /* the file or directory it was about */
+    size_t line_len;
+    char line[KD_FAULT_TEXT];       /* the request line as far as it came */
+} kd_fault;
+
 typedef struct {
     int epfd;
     int nlisteners;
@@ -200,6 +213,8 @@ typedef struct {
     double write_timeout;
     int max_keepalive_reqs;
     int max_conns;
+    int evict_when_full;            /* at max_conns, a new connection closes the
+                                     * waiting one nearest its deadline */
     int64_t max_body;               /* request body limit in bytes; 0: none */
     double min_body_rate;           /* bytes/s a body must average; 0: none */
     int expect_to_app;              /* Expect: 100-continue is the app's to answer */
@@ -219,6 +234,11 @@ typedef struct {
     int nanswers;
     unsigned answers_lost;          /* past KD_MAX_ANSWERS */
     kd_answer *answers;             /* KD_MAX_ANSWERS, allocated when logging */
+    /* failures behind the loop's own 500s, until the worker takes them
+     * (kd_loop_next returns 0 with some) */
+    int nfaults;
+    unsigned faults_lost;           /* past KD_MAX_FAULTS */
+    kd_fault faults[KD_MAX_FAULTS];
     /* cached Date header value */
     long date_sec;
     char date[40];
@@ -290,6 +310,11 @@ void kd_conn_finish(kd_loop *l, kd_conn *c, int keepalive);
  * after a short linger, so the client reads the answer instead of a reset
  * caused by the bytes it was still sending. */
 void kd_conn_error(kd_loop *l, kd_conn *c, int status);
+
+/* Keeps, for the error log, that `what` failed with errno err for c's
+ * request, about path (NULL: none); l->faults, until the worker takes
+ * them (and empties l->nfaults). */
+void kd_note_fault(kd_loop *l, const kd_conn *c, const char *what, int err, const char *path);
 void kd_conn_close(kd_loop *l, kd_conn *c);
 
 /* The temporary file holding the whole body of the request being served,

@@ -112,9 +112,30 @@ kd_conn *kd_conn_open(kd_loop *l, int fd, int li)
     l->nopen++;
     if (l->sb)
         l->sb->connections = (uint32_t)l->nopen;
-    if (l->nopen >= l->max_conns)
+    if (l->nopen >= l->max_conns && !l->evict_when_full)
         kd_set_listening(l, 0);
     return c;
+}
+
+/* At max_conns with evict_when_full: closes the connection nearest its
+ * deadline of those that wait for the client (a head not complete, an
+ * idle keep-alive, a lingering close), so that clients that hold
+ * connections without sending never keep out one that sends its request
+ * at once. 0 when every connection is busy. */
+static int evict_one(kd_loop *l)
+{
+    kd_conn *victim = NULL;
+    int fd;
+    for (fd = 0; fd < l->conns_cap; fd++) {
+        kd_conn *c = l->conns[fd];
+        if (c && c->open && !c->serving && !c->queued && !c->out.flushing && !c->pend.route &&
+            (!victim || c->deadline < victim->deadline))
+            victim = c;
+    }
+    if (!victim)
+        return 0;
+    kd_conn_close(l, victim);
+    return 1;
 }
 
 /* Whether c's peer (REMOTE_ADDR as it stands) is a trusted proxy. */
@@ -171,7 +192,12 @@ void kd_accept_one(kd_loop *l, int li)
     struct sockaddr_storage ss;
     socklen_t sl = sizeof ss;
     kd_conn *c;
-    int fd = accept4(l->listen_fds[li], (struct sockaddr *)&ss, &sl,
+    int fd;
+    if (l->nopen >= l->max_conns && !evict_one(l)) {
+        kd_set_listening(l, 0);       /* until a connection closes */
+        return;
+    }
+    fd = accept4(l->listen_fds[li], (struct sockaddr *)&ss, &sl,
                      SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
         /* out of descriptors: the listener would stay readable and spin

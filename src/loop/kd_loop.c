@@ -363,7 +363,7 @@ int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out)
                 return 1;
             }
         }
-        if (l->nanswers)
+        if (l->nanswers || l->nfaults)
             return 0;                 /* the worker logs them now */
         if (l->draining && l->nopen == 0) {
             if (l->drain_queue && kd_queue_waiting(l)) {

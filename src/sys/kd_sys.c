@@ -49,16 +49,21 @@ int kd_wait(int fd, short events, double timeout)
     }
 }
 
-/* An unlinked temporary file in $TMPDIR (or /tmp), or -1. O_TMPFILE never
+/* Where temporary files go: $TMPDIR, or /tmp. */
+const char *kd_temp_dir(void)
+{
+    const char *dir = getenv("TMPDIR");
+    return dir && *dir ? dir : "/tmp";
+}
+
+/* An unlinked temporary file in kd_temp_dir(), or -1. O_TMPFILE never
  * leaves a name behind; file systems without it (older overlayfs) get a
  * named file, unlinked at once. */
 int kd_temp_file(void)
 {
-    const char *dir = getenv("TMPDIR");
+    const char *dir = kd_temp_dir();
     char path[4096];
     int fd;
-    if (!dir || !*dir)
-        dir = "/tmp";
     fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
     if (fd >= 0 || (size_t)snprintf(path, sizeof path, "%s/kamado-XXXXXX", dir) >= sizeof path)
         return fd;

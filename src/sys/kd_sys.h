@@ -17,7 +17,10 @@ double kd_wall(void);
  * timeout seconds, resuming after signals. 1 ready, 0 timed out, -1 error. */
 int kd_wait(int fd, short events, double timeout);
 
-/* An unlinked temporary file in $TMPDIR (or /tmp), or -1 with errno set. */
+/* Where temporary files go: $TMPDIR, or /tmp. */
+const char *kd_temp_dir(void);
+
+/* An unlinked temporary file in kd_temp_dir(), or -1 with errno set. */
 int kd_temp_file(void);
 
 /* Writes all of buf to fd: 0, or -1 with errno set. */

@@ -94,6 +94,8 @@ int main(void)
     escapes("a\"b\\c", 5, 1, "a\\\"b\\\\c");
     escapes("\n\t\x01\x7f\xff", 5, 1, "\\x0a\\x09\\x01\\x7f\\xff");
     escapes("nul\0in", 6, 1, "nul\\x00in");
+    /* a request line's protocol that would clear and retitle a terminal */
+    escapes("HTTP/1.1\x1b[2J\x1b]0;pwned\x07", 22, 0, "HTTP/1.1\\x1b[2J\\x1b]0;pwned\\x07");
 
     kd_logfmt_compile(&f, "%t", 2);
     for (t = 0; t < 4000000000L; t += 86400L * 37 + 3607) {

@@ -27,7 +27,7 @@ ok $driver, 'chromedriver is installed' or BAIL_OUT('chromedriver is missing: ru
 
 my $dir = File::Temp->newdir;
 local $ENV{KT_DIR} = "$dir";
-my $server = status_server(workers => 2, app => wait_file_app());
+my $server = status_server(workers => 2, app => wait_file_app(), args => ['--status-query']);
 my $held = $server->send_get('/block?go&<script>document.title="pwned"</script>');
 ok eventually(sub { grep { $_->{state} eq 'app' } status_json($server)->{workers}->@* }), 'a request in the app';
 ok eventually(sub { !grep { !$_->{memory}{private} } status_json($server)->{workers}->@* }),

@@ -12,7 +12,7 @@ use Kamado::Test::Status qw(status_server status_get status_json wait_file_app);
 
 my $dir = File::Temp->newdir;
 local $ENV{KT_DIR} = "$dir";
-my $server = status_server(workers => 1, app => wait_file_app());
+my $server = status_server(workers => 1, app => wait_file_app(), args => ['--status-query']);
 
 my $c = $server->send_get(q{/block?go&<script>alert("x")</script>&'quote'});
 ok eventually(sub { grep { $_->{state} eq 'app' } status_json($server)->{workers}->@* }), 'a request in the app';

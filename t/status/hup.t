@@ -28,7 +28,7 @@ ok eventually(sub {
 }), 'both generations: 1 draining, 2 serving' or diag explain $s->{generations};
 my @gen1 = grep { $_->{generation} == 1 } $s->{workers}->@*;
 my @gen2 = grep { $_->{generation} == 2 } $s->{workers}->@*;
-ok +(grep { $_->{state} eq 'app' && $_->{request} eq 'GET /block?go' } @gen1), 'generation 1\'s worker still in the app'
+ok +(grep { $_->{state} eq 'app' && $_->{request} eq 'GET /block?' } @gen1), 'generation 1\'s worker still in the app'
     or diag explain $s->{workers};
 my @shown;
 ok eventually(sub {

@@ -84,11 +84,14 @@ sub stop {
 
 # Between requests: reaps the worker's children that have exited (CGI
 # processes, watchdogs, and what in-process scripts forked and left:
-# under CGI, init reaps them).
+# under CGI, init reaps them). While some are left, the worker reaps them
+# as they exit when it waits for a request (Kamado::Server's IDLE_CHLD).
 sub sweep {
-    while ((my $pid = waitpid(-1, POSIX::WNOHANG())) > 0) {
+    my $pid;
+    while (($pid = waitpid(-1, POSIX::WNOHANG())) > 0) {
         delete $watchdogs{$pid};
     }
+    $Kamado::Server::IDLE_CHLD = $pid == 0 ? \&sweep : undef;
 }
 
 # The worker leaves: every group still running or watched is stopped
@@ -175,7 +178,11 @@ there after the bound (C<--cgi-timeout>), or when the worker goes, and
 leaves as soon as the group has gone. What has exited is reaped by the
 sweep each CGI request makes, without waiting; the sweep also reaps what
 in-process (registry, perlrun) scripts forked and left behind, as init
-does under plain CGI. (It reaps every child of the worker that has
+does under plain CGI. While children are left after a sweep, the worker
+catches SIGCHLD when it waits for a request, and only then, and sweeps
+again as each exits: no zombie waits for the worker's next request, and
+no handler takes the status a script's own C<waitpid> or C<system>
+waits for. (It reaps every child of the worker that has
 exited: a PSGI application mounted beside the CGI directory that waits
 for a child of its own in a later request finds it reaped already.) A
 deadline (C<--cgi-timeout>, C<--request-timeout>) stops the group at

@@ -46,6 +46,22 @@ sub log_error {
     Kamado::Log->log($level, "$request: $message");
 }
 
+# The failures behind the 500s the event loop answered itself (a request
+# body it could not write to a temporary file: a full TMPDIR): an error
+# line each, with the request line, the client, the path and errno.
+sub log_faults {
+    my ($self) = @_;
+    my @faults = $self->{loop}->take_faults or return;
+    my $lost = ref $faults[-1] ? 0 : pop @faults;
+    for my $fault (@faults) {
+        my ($what, $errno, $addr, $path, $line) = @$fault;
+        $line =~ s/([^\x20-\x7e])/sprintf '\\x%02x', ord $1/ge;
+        my $why = do { local $! = $errno; "$!" };
+        Kamado::Log->error("$line: answered 500 to $addr: $what" . (length $path ? " in $path" : '') . ": $why");
+    }
+    Kamado::Log->error("$lost more such 500s were not logged (too many at once)") if $lost;
+}
+
 1;
 __END__
 
@@ -61,6 +77,7 @@ Kamado::Server::Errors - a worker's answers to a failed app, and its log lines
     Kamado::Server::Errors::timeout_error($server, $fd);    # 504
     Kamado::Server::Errors::invalid_response($server, $fd, $env, $why);
     Kamado::Server::Errors::framing_error($server, $fd, $env, $sent);
+    Kamado::Server::Errors::log_faults($server);    # the event loop's own 500s
 
 =head1 DESCRIPTION
 
@@ -71,6 +88,9 @@ C<log_error> writes the reason to the error log, at C<error> or the
 level given, after the request line (method, URI, protocol).
 C<framing_error> handles what the event loop's C<write_response> says
 when it refused a head (a 500 instead) or sent a body that did not match
-its Content-Length (logged).
+its Content-Length (logged). C<log_faults> logs why the event loop
+answered a request with a 500 itself (the system call that failed, its
+error, the path): the worker calls it when C<next_request> says there is
+something to take, and when idle.
 
 =cut
