@@ -475,10 +475,13 @@ child that calls C<< DBI->connect >> gets a connection of its own.
 
 The one exception is fork mode (L<Kamado::DBI::Lend>): the zygote that
 forks a script's children loads the drivers they used and holds the
-connections, and lends them to one child at a time. When the child has
-exited, the zygote resets them as above if the child ended cleanly (its
-END blocks ran, no signal killed it), and otherwise closes them unused
-(a child killed mid-query leaves a reply half read) and connects again.
+connections, and lends them to one child at a time. As soon as the
+child has exited (not when the script is next requested), the zygote
+resets them as above if the child ended cleanly (its END blocks ran, no
+signal killed it), and otherwise closes them unused (a child killed
+mid-query leaves a reply half read) and connects again: a transaction,
+C<LOCK TABLES> or C<GET_LOCK> a child left goes when it ends, as a CGI
+process's exit ends its connection.
 A connection made over TLS is not lent (the stream's state would be the
 child's alone); nor is one whose connection attributes hold references.
 Exec mode runs a new perl for every request and keeps nothing.

@@ -14,12 +14,16 @@ use strict;
 # - at its end (this module's END block, after the script's own) the
 #   child reports on a pipe: "new ARGS" for each connection it made
 #   itself, "driver NAME" for each driver it loaded, then "end";
-# - on the next request the zygote reads the report of each child whose
-#   pipe has closed (the kernel reaps the children). A child that said
-#   "end" ran its END blocks: it left its borrowed connections between
-#   two commands, and the zygote
-#   resets them (Kamado::DBI::Reset: the transaction, the server session)
-#   and lends them again. Otherwise (killed mid-query, exec, _exit) a
+# - the zygote, waiting for its next request, watches the pipes too, and
+#   reads the report of each child as soon as its pipe closes (the kernel
+#   reaps the children): what a child left on a borrowed connection (a
+#   transaction, LOCK TABLES, GET_LOCK) goes when the child ends, as a CGI
+#   process's exit ends its connections, not when the script is next
+#   requested, which may be hours later while other requests wait on the
+#   locks. A child that said "end" ran its END blocks: it left its
+#   borrowed connections between two commands, and the zygote resets
+#   them (Kamado::DBI::Reset: the transaction, the server session) and
+#   lends them again. Otherwise (killed mid-query, exec, _exit) a
 #   borrowed connection may be in the middle of a reply: the zygote
 #   closes its socket without a word on it and connects again. The
 #   drivers are loaded and the new connections made in the zygote, so
@@ -44,6 +48,22 @@ sub init {
     $Kamado::DBI::REPORT = \&_note_new;
     require Kamado::DBI::Hook;
     Kamado::DBI::Hook::install();
+}
+
+# In the zygote, between two requests: returns once the worker's socket
+# FD has something to read, having acted on the report of each child
+# that ended meanwhile.
+sub wait_for_request {
+    my ($fd) = @_;
+    while (@loans) {
+        my $rin = '';
+        vec($rin, $_, 1) = 1 for $fd, map { fileno $_->{fh} } @loans;
+        my $n = select(my $ready = $rin, undef, undef, undef);
+        # (Errno only then: the zygote stays small)
+        next if $n < 0 && do { my $err = $! + 0; require Errno; $err == Errno::EINTR() };
+        return if $n <= 0 || vec($ready, $fd, 1);
+        _settle();
+    }
 }
 
 # In the zygote, before a fork: what earlier children did is acted on;

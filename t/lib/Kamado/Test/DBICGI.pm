@@ -42,10 +42,14 @@ sub serve {
         ($opt{args} // [])->@*]);
 }
 
+# sql(SERVER, {OPTIONS}, SQL...): sql.cgi's answer; the option script =>
+# 'other.cgi' asks the same of other.cgi, a second script.
 sub sql {
     my ($server, $opt, @sql) = @_;
-    my $query = join '&', (map { "$_=$opt->{$_}" } sort keys %$opt), map { 'q=' . _escape($_) } @sql;
-    my $raw = raw_request($server, "GET /cgi-bin/sql.cgi?$query HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 30);
+    my %opt = %$opt;
+    my $script = delete $opt{script} // 'sql.cgi';
+    my $query = join '&', (map { "$_=$opt{$_}" } sort keys %opt), map { 'q=' . _escape($_) } @sql;
+    my $raw = raw_request($server, "GET /cgi-bin/$script?$query HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 30);
     my $res = Kamado::Test::HTTP::parse_response($raw) // { status => 0, body => '' };
     my ($head, @rows) = split /\n/, $res->{body} // '';
     my ($id, $pid, $ppid) = ($head // '') =~ /\Aid=(\S+) pid=(\d+)(?: ppid=(\d+))?\z/;

@@ -11,6 +11,7 @@ use warnings;
 #
 #   my $db = Kamado::Test::MariaDB->start;
 #   DBI->connect($db->dsn, $db->user, $db->password);
+#   for my $driver (Kamado::Test::MariaDB::drivers()) { $db->driver($driver); ... }
 #   $db->sql('KILL CONNECTION ?', $id);   $db->restart;
 
 use DBI;
@@ -96,7 +97,19 @@ sub _connect_admin {
         { PrintError => 0, RaiseError => 1, AutoCommit => 1 });
 }
 
-sub dsn { "DBI:MariaDB:database=$_[0]{database};host=127.0.0.1;port=$_[0]{port}" }
+# The drivers the code under test reaches MariaDB with: DBD::MariaDB, and
+# DBD::mysql (seed 004's scripts', and most legacy code's). Each t/dbi
+# case against MariaDB runs with both.
+sub drivers { qw(MariaDB mysql) }
+
+# driver(NAME): dsn names it from now on (default MariaDB); returns it.
+sub driver {
+    my ($self, $driver) = @_;
+    $self->{driver} = $driver if defined $driver;
+    return $self->{driver} // 'MariaDB';
+}
+
+sub dsn { 'DBI:' . $_[0]->driver . ":database=$_[0]{database};host=127.0.0.1;port=$_[0]{port}" }
 
 # The ids of the connections the test user has open now.
 sub connections {
