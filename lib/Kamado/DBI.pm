@@ -444,8 +444,11 @@ The server's connection reset (C<COM_RESET_CONNECTION>, MariaDB 10.2.4
 and MySQL 5.7.3 on): user variables, session variables (C<time_zone>,
 C<sql_mode>...), temporary tables, C<GET_LOCK> locks, table locks and
 prepared statements go, C<LAST_INSERT_ID> is cleared; then the database
-of the connection is chosen again (C<USE> in a request does not last) and
-C<autocommit> set as the handle has it. Neither driver offers the reset
+of the connection is chosen again (C<USE> in a request does not last),
+its role set again as it was at login (C<SET ROLE> in a request does not
+last: the server's reset keeps the current role; a user's default role,
+the one it had at login, comes back) and C<autocommit> set as the handle
+has it. Neither driver offers the reset
 as a method, so it is sent as the protocol's one-byte command on the
 driver's socket while the connection is idle; where that cannot be done
 (a TLS or compressed connection, a server that refuses it) the
