@@ -76,8 +76,11 @@ sub connect {
         }
         _drop($e, 'found dead, connecting again');
     }
+    # (the attributes as given: a driver may add its own to the hash,
+    # DBD::mysql a hash of mysql_conn_attrs, which fork mode cannot send)
+    my %given = %{ $attr // {} };
     my $dbh = $drh->connect($dsn, $user, $pass, $attr) or return undef;
-    my $e = { key => $key, dbh => $dbh, last => $now, dirty => 1, args => [$drh->{Name}, $dsn, $user, $pass, $attr] };
+    my $e = { key => $key, dbh => $dbh, last => $now, dirty => 1, args => [$drh->{Name}, $dsn, $user, $pass, \%given] };
     Kamado::DBI::Reset::connected($e);
     $cache{$key} = $e;
     $REPORT->($e) if $REPORT;

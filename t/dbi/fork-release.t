@@ -20,8 +20,6 @@ use Kamado::Test::DBICGI qw(serve sql);
 my $db = Kamado::Test::MariaDB->start;
 $db->sql('SET GLOBAL innodb_lock_wait_timeout = 3');
 $db->sql('SET GLOBAL lock_wait_timeout = 3');
-$db->sql('CREATE TABLE kamado.t (id INT PRIMARY KEY, n INT) ENGINE=InnoDB');
-$db->sql('INSERT INTO kamado.t VALUES (1, 0)');
 
 my $update = 'UPDATE t SET n = n + 1 WHERE id = 1';
 my @cases = (
@@ -32,9 +30,11 @@ my @cases = (
     ['a transaction open when --cgi-timeout stops the script', { ac => 0, sleep => 30 }, $update],
 );
 
-for my $driver (qw(MariaDB)) {
+for my $driver (Kamado::Test::MariaDB::drivers()) {
     subtest $driver => sub {
-        $db->driver($driver);
+        $db->use_driver($driver);
+        $db->sql('CREATE TABLE kamado.t (id INT PRIMARY KEY, n INT) ENGINE=InnoDB');
+        $db->sql('INSERT INTO kamado.t VALUES (1, 0)');
         my $server = serve($db, mode => 'fork', args => ['--cgi-timeout', 2]);
         for my $case (@cases) {
             my ($name, $opt, @sql) = @$case;

@@ -17,10 +17,10 @@ $db->sql('GRANT SELECT ON mysql.* TO kamado_admin');
 $db->sql(q{GRANT kamado_admin TO 'kamado'@'127.0.0.1'});
 $db->sql(q{GRANT BINLOG ADMIN ON *.* TO 'kamado'@'127.0.0.1'});
 
-for my $driver (qw(MariaDB)) {
+for my $driver (Kamado::Test::MariaDB::drivers()) {
     for my $mode (qw(registry fork)) {
         subtest "$driver, $mode mode" => sub {
-            $db->driver($driver);
+            $db->use_driver($driver);
             $db->sql(q{SET DEFAULT ROLE NONE FOR 'kamado'@'127.0.0.1'});
             my $server = serve($db, mode => $mode);
             # (in fork mode the first request runs on the child's own
