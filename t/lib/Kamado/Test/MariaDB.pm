@@ -124,8 +124,9 @@ sub dsn { 'DBI:' . $_[0]->driver . ":database=$_[0]{database};host=127.0.0.1;por
 # The ids of the connections the test user has open now.
 sub connections {
     my ($self) = @_;
-    return sort { $a <=> $b } map { $_->[0] }
-        $self->sql('SELECT ID FROM information_schema.PROCESSLIST WHERE USER = ?', $self->{user})->@*;
+    my @ids = sort { $a <=> $b } map { $_->[0] } $self->sql('SELECT ID FROM information_schema.PROCESSLIST WHERE USER = ?', $self->{user})->@*;
+    # (their count in scalar context)
+    return wantarray ? @ids : scalar @ids;
 }
 
 sub kill_connection {
