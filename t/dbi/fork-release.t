@@ -4,8 +4,9 @@
 # next requested (which may be hours later). With one worker, a script
 # requested twice (the second request runs on the zygote's connection)
 # leaves a transaction open, dies in its transaction (RaiseError), runs
-# LOCK TABLES, takes GET_LOCK, or is stopped by --cgi-timeout with its
-# transaction open; then another script updates the same row and takes
+# LOCK TABLES, takes GET_LOCK, is stopped by --cgi-timeout with its
+# transaction open, or leaves a process running in the background (which
+# holds the pipe the zygote watches); then another script updates the same row and takes
 # the same named lock at once, no transaction is left on the server, and
 # the first script's next request runs on the same (reset) connection.
 # The lock waits are made short, so that a lock left behind fails the
@@ -58,6 +59,22 @@ for my $driver (Kamado::Test::MariaDB::drivers()) {
             };
         }
         unlike $server->log, qr/could not be reset|found dead/, 'no handle was replaced but the stopped one';
+        $server->stop;
+
+        # (a server of its own: --cgi-timeout would end the process left
+        # behind, and the pipe it holds, in 2 s)
+        $server = serve($db, mode => 'fork');
+        subtest 'a transaction left open by a script that leaves a process running' => sub {
+            my @runs = map { sql($server, { ac => 0, bg => $_ ? 30 : 0 }, $_ ? $update : 'SELECT 1') } 0 .. 2;
+            # (the first on the child's own connection; the second borrows
+            # the zygote's, the third too once the second child has gone)
+            is $runs[2]{id}, $runs[1]{id}, 'the script ran twice on the zygote\'s connection' or diag $server->log;
+            my $row = sql($server, { script => 'other.cgi' }, $update, q{SELECT 'updated'});
+            is_deeply $row->{rows}, ['updated'], 'another script then updates the same row' or diag $row->{body};
+            is_deeply $db->sql('SELECT COUNT(*) FROM information_schema.innodb_trx'), [[0]],
+                'no transaction is left open on the server';
+            is sql($server, { ac => 0 }, 'SELECT 1')->{id}, $runs[2]{id}, 'the script runs on the same connection, reset';
+        };
         $server->stop;
     };
 }

@@ -29,12 +29,14 @@ use strict;
 #   drivers are loaded and the new connections made in the zygote, so
 #   that the next child borrows them.
 #
-# While a child that borrowed has not closed its pipe (a process it forked
-# may hold it too), the next child borrows
-# nothing (it connects on its own): a connection is never used by two
-# processes at once.
+# While a child that borrowed has not closed its pipe, the next child
+# borrows nothing (it connects on its own): a connection is never used by
+# two processes at once. A process the child left running (a script's
+# fork in the background) holds the pipe too: a child that said "end" and
+# no longer exists has ended all the same.
 
 use constant EXIT_WAIT => 0.05; # seconds a child that reported its end may take to exit
+use constant GONE_POLL => 0.1;  # seconds between looks whether such a child has gone
 
 my @loans;       # { pid, fh, keys => [..], buf }: children not yet reaped
 my $report;      # in a child: the pipe to its zygote
@@ -58,10 +60,13 @@ sub wait_for_request {
     while (@loans) {
         my $rin = '';
         vec($rin, $_, 1) = 1 for $fd, map { fileno $_->{fh} } @loans;
-        my $n = select(my $ready = $rin, undef, undef, undef);
+        # (a child that said its end, its pipe held by a process it left:
+        # whether it has gone is looked at now and then)
+        my $poll = (grep { $_->{buf} =~ /^end$/m } @loans) ? GONE_POLL : undef;
+        my $n = select(my $ready = $rin, undef, undef, $poll);
         # (Errno only then: the zygote stays small)
         next if $n < 0 && do { my $err = $! + 0; require Errno; $err == Errno::EINTR() };
-        return if $n <= 0 || vec($ready, $fd, 1);
+        return if $n < 0 || $n > 0 && vec($ready, $fd, 1);
         _settle();
     }
 }
@@ -124,12 +129,14 @@ sub _child_end {
 # Acts on what each child that has gone said. A child is gone when its
 # report pipe is closed (the kernel reaps it at once: the worker waits
 # for its process group to go, and a zombie would hold it); one that said
-# its end and is about to close is given EXIT_WAIT seconds.
+# its end and is about to close is given EXIT_WAIT seconds; one that said
+# its end and no longer exists, its pipe held by a process it left
+# running, is gone too.
 sub _settle {
     my @open;
     for my $loan (@loans) {
         my $open = _read($loan, 0);
-        $open = _read($loan, EXIT_WAIT) if $open && $loan->{buf} =~ /^end$/m;
+        $open = _read($loan, EXIT_WAIT) && kill(0, $loan->{pid}) if $open && $loan->{buf} =~ /^end$/m;
         if ($open) {
             push @open, $loan;
             next;
