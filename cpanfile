@@ -20,6 +20,7 @@ on test => sub {
     # t/dbi/: private MariaDB and PostgreSQL servers, and SQLite
     requires 'DBI', '1.631';
     requires 'DBD::MariaDB', '1.00';
+    requires 'DBD::mysql', '4.0';    # seed 004's driver: t/dbi runs MariaDB cases with both
     requires 'DBD::Pg', '3.0';
     requires 'DBD::SQLite', '1.40';
 };

@@ -22,15 +22,25 @@ OUTPUT:
     RETVAL
 
 void
-_commands(SV *db, int autocommit_off)
+_commands(SV *db, ...)
 PPCODE:
 {
-    /* (a database name is at most 64 characters of 4 bytes) */
-    char out[512];
-    STRLEN dblen = 0;
+    /* (a database name is at most 64 characters of 4 bytes; the
+     * statements, a SET ROLE of a role's name and SET autocommit=0) */
+    char out[2048];
+    const char *sql[8];
+    size_t sqllen[8];
+    STRLEN dblen = 0, len;
     const char *name = SvOK(db) ? SvPVbyte(db, dblen) : "";
-    unsigned count = 0;
-    size_t len = kd_myreset_build(out, sizeof out, name, dblen, autocommit_off, &count);
+    unsigned count = 0, nsql = 0;
+    I32 i;
+    if (items - 1 > 8)
+        XSRETURN_EMPTY;
+    for (i = 1; i < items; i++) {
+        sql[nsql] = SvPVbyte(ST(i), len);
+        sqllen[nsql++] = len;
+    }
+    len = kd_myreset_build(out, sizeof out, name, dblen, sql, sqllen, nsql, &count);
     if (!len)
         XSRETURN_EMPTY;
     EXTEND(SP, 2);

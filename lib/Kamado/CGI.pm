@@ -431,7 +431,9 @@ exec mode and outside Kamado. A cleanup (C<register_cleanup>) runs at
 the end of each request. A shutdown handler runs when the script's state
 ends: in registry mode when its worker ends (recycled, stopped by TERM,
 replaced after HUP, retired when idle, or after the script's
-C<shutdown_next_time>), not when it is stopped at once (INT); in perlrun
+C<shutdown_next_time>), within C<--graceful-timeout> (a handler still
+running then is stopped, and the log says so), not when it is stopped
+at once (INT); in perlrun
 mode at the end of each request (the script's package is deleted then);
 in fork mode when the request's process exits, at the end of each
 request. C<shutdown_next_time> and C<shutdown_now> make a registry or

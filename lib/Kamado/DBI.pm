@@ -76,8 +76,11 @@ sub connect {
         }
         _drop($e, 'found dead, connecting again');
     }
+    # (the attributes as given: a driver may add its own to the hash,
+    # DBD::mysql a hash of mysql_conn_attrs, which fork mode cannot send)
+    my %given = %{ $attr // {} };
     my $dbh = $drh->connect($dsn, $user, $pass, $attr) or return undef;
-    my $e = { key => $key, dbh => $dbh, last => $now, dirty => 1, args => [$drh->{Name}, $dsn, $user, $pass, $attr] };
+    my $e = { key => $key, dbh => $dbh, last => $now, dirty => 1, args => [$drh->{Name}, $dsn, $user, $pass, \%given] };
     Kamado::DBI::Reset::connected($e);
     $cache{$key} = $e;
     $REPORT->($e) if $REPORT;
@@ -444,8 +447,11 @@ The server's connection reset (C<COM_RESET_CONNECTION>, MariaDB 10.2.4
 and MySQL 5.7.3 on): user variables, session variables (C<time_zone>,
 C<sql_mode>...), temporary tables, C<GET_LOCK> locks, table locks and
 prepared statements go, C<LAST_INSERT_ID> is cleared; then the database
-of the connection is chosen again (C<USE> in a request does not last) and
-C<autocommit> set as the handle has it. Neither driver offers the reset
+of the connection is chosen again (C<USE> in a request does not last),
+its role set again as it was at login (C<SET ROLE> in a request does not
+last: the server's reset keeps the current role; a user's default role,
+the one it had at login, comes back) and C<autocommit> set as the handle
+has it. Neither driver offers the reset
 as a method, so it is sent as the protocol's one-byte command on the
 driver's socket while the connection is idle; where that cannot be done
 (a TLS or compressed connection, a server that refuses it) the
@@ -475,10 +481,13 @@ child that calls C<< DBI->connect >> gets a connection of its own.
 
 The one exception is fork mode (L<Kamado::DBI::Lend>): the zygote that
 forks a script's children loads the drivers they used and holds the
-connections, and lends them to one child at a time. When the child has
-exited, the zygote resets them as above if the child ended cleanly (its
-END blocks ran, no signal killed it), and otherwise closes them unused
-(a child killed mid-query leaves a reply half read) and connects again.
+connections, and lends them to one child at a time. As soon as the
+child has exited (not when the script is next requested), the zygote
+resets them as above if the child ended cleanly (its END blocks ran, no
+signal killed it), and otherwise closes them unused (a child killed
+mid-query leaves a reply half read) and connects again: a transaction,
+C<LOCK TABLES> or C<GET_LOCK> a child left goes when it ends, as a CGI
+process's exit ends its connection.
 A connection made over TLS is not lent (the stream's state would be the
 child's alone); nor is one whose connection attributes hold references.
 Exec mode runs a new perl for every request and keeps nothing.

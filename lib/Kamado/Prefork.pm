@@ -117,6 +117,7 @@ sub run {
         }
         Kamado::Prefork::Scaling::resize($self, delete $signal{more}, delete $signal{fewer});
         Kamado::Prefork::Reaper::reap($self, \$last_failure);
+        Kamado::Prefork::Reaper::replace_retired($self);
         if ($self->{load_failures} >= LOAD_TRIES) {
             my $why = "giving up: $self->{failing} in $self->{load_failures} workers in a row";
             Kamado::Log->error($why);
@@ -217,11 +218,13 @@ sub _read_notices {
             $self->{load_failures} = 0;
             $self->{on_ready}->() if $self->{on_ready} && !$self->{said_ready}++;
         } elsif (exists $self->{children}{$2}) {
-            $self->{children}{$2} = 0;    # retired: its replacement starts now
+            # retired: replaced by Kamado::Prefork::Reaper::replace_retired
+            $self->{retiring}{$2} //= Time::HiRes::time();
             # (a stop is this process's doing: it knows why, or it is a shutdown)
             $self->{exit_cause}{$2} //= $3 if $3 && $3 ne 'stop';
         }
     }
+    Kamado::Prefork::Reaper::replace_retired($self);
 }
 
 1;

@@ -28,18 +28,17 @@ static size_t put_packet(char *out, size_t cap, size_t at, unsigned char command
     return at + 4 + len;
 }
 
-size_t kd_myreset_build(char *out, size_t cap, const char *db, size_t dblen, int autocommit_off,
-                        unsigned *count)
+size_t kd_myreset_build(char *out, size_t cap, const char *db, size_t dblen, const char *const *sql,
+                        const size_t *sqllen, unsigned nsql, unsigned *count)
 {
-    static const char set_off[] = "SET autocommit=0";
     size_t at = put_packet(out, cap, 0, KD_MY_COM_RESET_CONNECTION, NULL, 0);
-    unsigned n = 1;
+    unsigned n = 1, i;
     if (at && dblen) {
         at = put_packet(out, cap, at, KD_MY_COM_INIT_DB, db, dblen);
         n++;
     }
-    if (at && autocommit_off) {
-        at = put_packet(out, cap, at, KD_MY_COM_QUERY, set_off, sizeof set_off - 1);
+    for (i = 0; at && i < nsql; i++) {
+        at = put_packet(out, cap, at, KD_MY_COM_QUERY, sql[i], sqllen[i]);
         n++;
     }
     *count = at ? n : 0;

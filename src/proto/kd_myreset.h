@@ -6,7 +6,8 @@
  * bytes, read in place; nothing here allocates.
  *
  *   - kd_myreset_build: the commands (COM_RESET_CONNECTION, COM_INIT_DB,
- *     SET autocommit=0), each a packet of its own, for one write.
+ *     then statements such as SET ROLE NONE and SET autocommit=0), each a
+ *     packet of its own, for one write.
  *   - kd_myreset_answers: the packets that answer them, each an OK.
  *   - kd_myreset_send, kd_myreset_settle: the write and the reads, on the
  *     driver's socket while it is idle (blocking or not, with a timeout).
@@ -21,11 +22,12 @@
 #define KD_MY_COM_RESET_CONNECTION 31
 
 /* The commands of a reset into OUT (CAP bytes): COM_RESET_CONNECTION,
- * COM_INIT_DB with DB (DBLEN bytes; none when 0) and, when AUTOCOMMIT_OFF,
- * COM_QUERY "SET autocommit=0". Returns the bytes written, 0 when they do
- * not fit; *COUNT is the number of commands (of answers to read). */
-size_t kd_myreset_build(char *out, size_t cap, const char *db, size_t dblen, int autocommit_off,
-                        unsigned *count);
+ * COM_INIT_DB with DB (DBLEN bytes; none when 0), then a COM_QUERY for each
+ * of the NSQL statements SQL (of SQLLEN bytes each), in their order.
+ * Returns the bytes written, 0 when they do not fit; *COUNT is the number
+ * of commands (of answers to read). */
+size_t kd_myreset_build(char *out, size_t cap, const char *db, size_t dblen, const char *const *sql,
+                        const size_t *sqllen, unsigned nsql, unsigned *count);
 
 /* Reads the answers in BUF (LEN bytes): each complete packet that is an
  * OK counts down *WANT. Returns the bytes of the complete packets read

@@ -25,18 +25,23 @@ static void test_build(void)
 {
     char out[256];
     unsigned n = 9;
-    size_t len = kd_myreset_build(out, sizeof out, "kamado", 6, 1, &n);
+    const char *sql[] = { "SET ROLE NONE", "SET autocommit=0" };
+    const size_t sqllen[] = { 13, 16 };
+    size_t len = kd_myreset_build(out, sizeof out, "kamado", 6, sql, sqllen, 2, &n);
     static const char want[] = "\x01\x00\x00\x00\x1f"
                                "\x07\x00\x00\x00\x02kamado"
+                               "\x0e\x00\x00\x00\x03SET ROLE NONE"
                                "\x11\x00\x00\x00\x03SET autocommit=0";
-    ok(len == sizeof want - 1 && memcmp(out, want, len) == 0 && n == 3,
-       "reset, database and autocommit off: three packets, byte for byte");
-    len = kd_myreset_build(out, sizeof out, NULL, 0, 0, &n);
-    ok(len == 5 && memcmp(out, "\x01\x00\x00\x00\x1f", 5) == 0 && n == 1, "no database, autocommit on: the reset alone");
-    len = kd_myreset_build(out, 15, "kamado", 6, 0, &n);
+    ok(len == sizeof want - 1 && memcmp(out, want, len) == 0 && n == 4,
+       "reset, database, two statements: four packets, byte for byte, in order");
+    len = kd_myreset_build(out, sizeof out, NULL, 0, NULL, NULL, 0, &n);
+    ok(len == 5 && memcmp(out, "\x01\x00\x00\x00\x1f", 5) == 0 && n == 1, "no database, no statement: the reset alone");
+    len = kd_myreset_build(out, 15, "kamado", 6, NULL, NULL, 0, &n);
     ok(len == 0 && n == 0, "a buffer one byte short: nothing");
-    len = kd_myreset_build(out, 16, "kamado", 6, 0, &n);
+    len = kd_myreset_build(out, 16, "kamado", 6, NULL, NULL, 0, &n);
     ok(len == 16 && n == 2, "... and exactly long enough: both");
+    len = kd_myreset_build(out, sizeof want - 2, "kamado", 6, sql, sqllen, 2, &n);
+    ok(len == 0 && n == 0, "a buffer one byte short of the last statement: nothing");
 }
 
 /* ANS read from a heap buffer of exactly LEN bytes, wanting WANT */
@@ -116,7 +121,9 @@ static void test_io(void)
 {
     char out[64], got[64];
     unsigned n;
-    size_t len = kd_myreset_build(out, sizeof out, "db", 2, 1, &n);
+    const char *sql[] = { "SET autocommit=0" };
+    const size_t sqllen[] = { 16 };
+    size_t len = kd_myreset_build(out, sizeof out, "db", 2, sql, sqllen, 1, &n);
     ssize_t r;
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, pair) != 0)
         return;

@@ -5,21 +5,27 @@
 # connection); what a child leaves (a transaction, session state) is
 # reset before the next borrows it; a child killed in the middle of a
 # query does not break the next request, which gets a new connection;
-# --no-persistent-dbi connects in every child; zygotes started by
-# --preload-cgi lend as well.
+# --no-persistent-dbi connects in every child; seed 004's `our $dbh`
+# script runs on the zygote's connection from its second request, with
+# DBD::mysql as with DBD::MariaDB; zygotes started by --preload-cgi lend
+# as well. MariaDB with both drivers, and PostgreSQL.
 use strict;
 use warnings;
 use lib 't/lib';
 use Test::More;
-use Kamado::Test qw(read_response);
+use File::Temp ();
+use Kamado::Test qw(read_response start_server);
+use Kamado::Test::CGI qw(put_script get_script);
 use Kamado::Test::MariaDB;
 use Kamado::Test::Pg;
-use Kamado::Test::DBICGI qw(serve sql);
+use Kamado::Test::DBICGI qw(serve sql seed_script databases);
 
-for my $class (qw(Kamado::Test::MariaDB Kamado::Test::Pg)) {
-    subtest $class => sub {
-        my $pg = $class =~ /Pg/;
-        my $db = $class->start;
+my @databases = databases();
+for my $case (@databases) {
+    my ($name, $start) = @$case;
+    subtest $name => sub {
+        my $db = $start->();
+        my $pg = ref($db) =~ /Pg/;
         my $server = serve($db, mode => 'fork');
         my $first = sql($server, { ppid => 1 }, 'CREATE TABLE t (n INT)');
         is $first->{status}, 200, 'a fork mode script connects' or diag $server->log;
@@ -31,7 +37,7 @@ for my $class (qw(Kamado::Test::MariaDB Kamado::Test::Pg)) {
         isnt $r[0]{id}, $first->{id}, "the first child's own connection was its own";
         is_deeply [map { $_->{id} } @r[1, 2]], [($r[0]{id}) x 2], 'the next ones ran on the same server connection: the zygote\'s';
         open my $maps, '<', "/proc/$first->{ppid}/maps" or die "maps: $!";
-        my $driver = $pg ? 'DBD/Pg/Pg.so' : 'DBD/MariaDB/MariaDB.so';
+        my $driver = $pg ? 'DBD/Pg/Pg.so' : sprintf 'DBD/%s/%s.so', ($db->driver) x 2;
         ok scalar(grep { index($_, $driver) >= 0 } <$maps>), "the zygote loaded the driver ($driver)";
         my $lent = $r[0]{id};
 
@@ -71,12 +77,35 @@ for my $class (qw(Kamado::Test::MariaDB Kamado::Test::Pg)) {
     };
 }
 
-subtest 'zygotes started before the first request (--preload-cgi) lend too' => sub {
-    my $db = Kamado::Test::MariaDB->start;
-    my $server = serve($db, mode => 'fork', args => ['--preload-cgi']);
-    my @ids = map { sql($server, {}, 'SELECT 1')->{id} } 1 .. 3;
-    ok $ids[1] && $ids[1] == $ids[2], 'the second and third requests ran on the zygote\'s connection' or diag $server->log;
-    $server->stop;
-};
+# (the server first: Kamado::Test::start_server hands over its socket on
+# fd 3, which a database connection opened before takes)
+for my $case (@databases) {
+    my ($name, $start) = @$case;
+    subtest "$name: seed 004's `our \$dbh` script" => sub {
+        my $root = File::Temp::tempdir(CLEANUP => 1);
+        my $server = start_server(no_app => 1, workers => 1, args => ['--cgi-bin', $root, '--cgi-mode', 'fork']);
+        my $db = $start->();
+        put_script($root, 'seed.cgi', seed_script($db));
+        my $made = sub { ref($db) =~ /MariaDB/ ? $db->sql(q{SHOW GLOBAL STATUS LIKE 'Connections'})->[0][1] : 0 };
+        my $before = $made->();
+        my @ids = map { get_script($server, 'seed.cgi')->{body} =~ /^(\d+)$/ ? $1 : 'none' } 1 .. 10;
+        like $ids[0], qr/^\d+$/, 'the script answers with its connection' or diag $server->log;
+        is scalar(keys %{{ map { $_ => 1 } @ids[1 .. 9] }}), 1, 'requests 2 to 10 ran on one connection, the zygote\'s';
+        cmp_ok $made->() - $before, '<=', 2, 'the server saw at most two connections made (the first child\'s own, the zygote\'s)'
+            if ref($db) =~ /MariaDB/;
+        $server->stop;
+    };
+}
+
+for my $case (grep { $_->[0] =~ /MariaDB/ } @databases) {
+    my ($name, $start) = @$case;
+    subtest "$name: zygotes started before the first request (--preload-cgi) lend too" => sub {
+        my $db = $start->();
+        my $server = serve($db, mode => 'fork', args => ['--preload-cgi']);
+        my @ids = map { sql($server, {}, 'SELECT 1')->{id} } 1 .. 3;
+        ok $ids[1] && $ids[1] == $ids[2], 'the second and third requests ran on the zygote\'s connection' or diag $server->log;
+        $server->stop;
+    };
+}
 
 done_testing;

@@ -14,15 +14,18 @@ use Kamado::Test qw(start_server);
 use Kamado::Test::CGI qw(put_script get_script);
 use Kamado::Test::MariaDB;
 
-my $root = File::Temp::tempdir(CLEANUP => 1);
-my $server = start_server(no_app => 1, workers => 1, args => ['--cgi-bin', $root, '--cgi-mode', 'fork']);
-my $db = Kamado::Test::MariaDB->start;
-my $conn = join ', ', map { "'$_'" } $db->dsn, $db->user, $db->password;
-my $witness = "$root/destroyed";
+my $mariadb = Kamado::Test::MariaDB->start;
+for my $driver (Kamado::Test::MariaDB::drivers()) {
+    subtest "DBD::$driver" => sub {
+        my $db = $mariadb->use_driver($driver);
+        my $root = File::Temp::tempdir(CLEANUP => 1);
+        my $server = start_server(no_app => 1, workers => 1, args => ['--cgi-bin', $root, '--cgi-mode', 'fork']);
+        my $conn = join ', ', map { "'$_'" } $db->dsn, $db->user, $db->password;
+        my $witness = "$root/destroyed";
 
-# (an attribute that is a reference: a connection of the child's own,
-# never lent)
-put_script($root, 'own.cgi', <<"CGI");
+        # (an attribute that is a reference: a connection of the child's own,
+        # never lent)
+        put_script($root, 'own.cgi', <<"CGI");
 #!/usr/bin/perl
 use strict;
 use DBI;
@@ -32,7 +35,7 @@ my (\$a) = \$lent->selectrow_array('SELECT CONNECTION_ID()');
 my (\$b) = \$own->selectrow_array('SELECT CONNECTION_ID()');
 print "Content-Type: text/plain\\n\\n\$a \$b\\n";
 CGI
-put_script($root, 'witness.cgi', <<"CGI");
+        put_script($root, 'witness.cgi', <<"CGI");
 #!/usr/bin/perl
 use strict;
 use DBI;
@@ -43,25 +46,27 @@ my (\$one) = \$dbh->selectrow_array('SELECT 1');
 print "Content-Type: text/plain\\n\\n\$one\\n";
 CGI
 
-sub status { $db->sql(qq{SHOW GLOBAL STATUS LIKE '$_[0]'})->[0][1] }
+        my $status = sub { $db->sql(qq{SHOW GLOBAL STATUS LIKE '$_[0]'})->[0][1] };
 
-my $aborted = status('Aborted_clients');
-my (%lent, %own);
-for (1 .. 5) {
-    my $res = get_script($server, 'own.cgi');
-    my ($a, $b) = $res->{body} =~ /^(\d+) (\d+)$/ or diag "$res->{status} $res->{body}";
-    $lent{$a // ''}++;
-    $own{$b // ''}++;
+        my $aborted = $status->('Aborted_clients');
+        my (%lent, %own);
+        for (1 .. 5) {
+            my $res = get_script($server, 'own.cgi');
+            my ($a, $b) = $res->{body} =~ /^(\d+) (\d+)$/ or diag "$res->{status} $res->{body}";
+            $lent{$a // ''}++;
+            $own{$b // ''}++;
+        }
+        is scalar(grep { /^\d+$/ } keys %own), 5, 'five children, five connections of their own';
+        my %open = map { $_ => 1 } $db->connections;
+        is scalar(grep { $open{$_} } keys %own), 0, 'each closed when its child ended';
+        is $status->('Aborted_clients'), $aborted, '... properly: the server counts no aborted client';
+        ok scalar(grep { $open{$_} } keys %lent), 'the connection lent by the zygote is still open';
+
+        is get_script($server, 'witness.cgi')->{body}, "1\n", 'a script with an object of its own answers';
+        is get_script($server, 'witness.cgi')->{body}, "1\n", 'twice';
+        my $seen = do { local $/; open my $fh, '<', $witness or die "$witness: $!"; <$fh> };
+        is $seen, "destroyed\n" x 2, "the object's DESTROY ran in each child";
+        is $server->stop, 0, 'TERM: exit 0';
+    };
 }
-is scalar(grep { /^\d+$/ } keys %own), 5, 'five children, five connections of their own';
-my %open = map { $_ => 1 } $db->connections;
-is scalar(grep { $open{$_} } keys %own), 0, 'each closed when its child ended';
-is status('Aborted_clients'), $aborted, '... properly: the server counts no aborted client';
-ok scalar(grep { $open{$_} } keys %lent), 'the connection lent by the zygote is still open';
-
-is get_script($server, 'witness.cgi')->{body}, "1\n", 'a script with an object of its own answers';
-is get_script($server, 'witness.cgi')->{body}, "1\n", 'twice';
-my $seen = do { local $/; open my $fh, '<', $witness or die "$witness: $!"; <$fh> };
-is $seen, "destroyed\n" x 2, "the object's DESTROY ran in each child";
-is $server->stop, 0, 'TERM: exit 0';
 done_testing;

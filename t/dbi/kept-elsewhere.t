@@ -11,7 +11,7 @@ use Kamado::Test qw(raw_request);
 use Kamado::Test::HTTP ();
 use Kamado::Test::MariaDB;
 use Kamado::Test::Pg;
-use Kamado::Test::DBICGI qw(serve sql);
+use Kamado::Test::DBICGI qw(serve sql databases);
 
 sub kept {
     my ($server, $query) = @_;
@@ -21,9 +21,10 @@ sub kept {
     return [$id, $count];
 }
 
-for my $class (qw(Kamado::Test::MariaDB Kamado::Test::Pg)) {
-    subtest $class => sub {
-        my $db = $class->start;
+for my $case (databases()) {
+    my ($name, $start) = @$case;
+    subtest $name => sub {
+        my $db = $start->();
         my $server = serve($db, mode => 'registry');
         is sql($server, {}, 'CREATE TABLE t (n INT)')->{status}, 200, 'a table';
         my $first = kept($server, 'x=1');

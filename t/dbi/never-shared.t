@@ -11,14 +11,15 @@ use Test::More;
 use Kamado::Test qw(read_response);
 use Kamado::Test::MariaDB;
 use Kamado::Test::Pg;
-use Kamado::Test::DBICGI qw(serve sql);
+use Kamado::Test::DBICGI qw(serve sql databases);
 
-for my $class (qw(Kamado::Test::MariaDB Kamado::Test::Pg)) {
-    subtest $class => sub {
-        my $db = $class->start;
+for my $case (databases()) {
+    my ($name, $start) = @$case;
+    subtest $name => sub {
+        my $db = $start->();
         my $server = serve($db, mode => 'registry', workers => 2);
         # (a query that takes a moment, so that requests overlap)
-        my $sleep = $class =~ /Pg/ ? 'SELECT pg_sleep(0.05)' : 'SELECT SLEEP(0.05)';
+        my $sleep = ref($db) =~ /Pg/ ? 'SELECT pg_sleep(0.05)' : 'SELECT SLEEP(0.05)';
         (my $path = "/cgi-bin/sql.cgi?q=$sleep") =~ s/ /%20/g;
         my (%pids_of, %ids_of);
         for my $round (1 .. 8) {

@@ -16,6 +16,7 @@ use Kamado::Test qw(start_server raw_request app_file eventually);
 use Kamado::Test::Plackup qw(start_plackup free_port);
 use Kamado::Test::MariaDB;
 use Kamado::Test::Pg;
+use Kamado::Test::DBICGI qw(databases);
 
 my $APP = <<'APP';
 use Plack::Builder;
@@ -48,9 +49,10 @@ sub get {
     return { ($body // '') =~ /(\w+)=(\S+)/g };
 }
 
-for my $class (qw(Kamado::Test::MariaDB Kamado::Test::Pg)) {
-    my $pg = $class =~ /Pg/;
-    my $db = $class->start;
+for my $case (databases()) {
+    my ($name, $start) = @$case;
+    my $db = $start->();
+    my $pg = ref($db) =~ /Pg/;
     my $admin = DBI->connect($db->dsn, $db->user, $db->password, { RaiseError => 1, PrintError => 0 });
     $admin->do('CREATE TABLE t (n INT)');
     $admin->disconnect;
@@ -62,7 +64,7 @@ for my $class (qw(Kamado::Test::MariaDB Kamado::Test::Pg)) {
     local $ENV{KT_STATE_SQL} = $pg ? q{SELECT NULLIF(current_setting('application_name'), '')} : 'SELECT @x';
     my $file = app_file($APP);
     for my $how ('kamado', 'plackup -s Kamado') {
-        subtest "$class, $how" => sub {
+        subtest "$name, $how" => sub {
             my $port = free_port();
             my $server = $how eq 'kamado'
                 ? start_server(app_file => $file, workers => 1)
@@ -80,7 +82,7 @@ for my $class (qw(Kamado::Test::MariaDB Kamado::Test::Pg)) {
         };
     }
 
-    subtest "$class, an app without the middleware beside CGI scripts" => sub {
+    subtest "$name, an app without the middleware beside CGI scripts" => sub {
         (my $bare = $APP) =~ s/^\s*enable 'Kamado::DBI';\n//m or die;
         my $server = start_server(app_file => app_file($bare), workers => 1,
             args => ['--cgi-bin', File::Spec->rel2abs('t/dbi/cgi')]);
@@ -92,7 +94,7 @@ for my $class (qw(Kamado::Test::MariaDB Kamado::Test::Pg)) {
         $server->stop;
     };
 
-    subtest "$class, a server without psgix.cleanup" => sub {
+    subtest "$name, a server without psgix.cleanup" => sub {
         my $port = free_port();
         my $pid = fork // die;
         if (!$pid) {

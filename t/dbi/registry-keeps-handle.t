@@ -11,17 +11,18 @@ use Test::More;
 use File::Temp ();
 use Kamado::Test qw(start_server);
 use Kamado::Test::CGI qw(put_script get_script);
-use Kamado::Test::DBICGI qw(seed_script);
+use Kamado::Test::DBICGI qw(seed_script databases);
 use Kamado::Test::MariaDB;
 use Kamado::Test::Pg;
 
-for my $class (qw(Kamado::Test::MariaDB Kamado::Test::Pg)) {
-    subtest $class => sub {
+for my $case (databases()) {
+    my ($name, $start) = @$case;
+    subtest $name => sub {
         # (the server first: Kamado::Test::start_server hands over its
         # socket on fd 3, which a database connection opened before takes)
         my $root = File::Temp::tempdir(CLEANUP => 1);
         my $server = start_server(no_app => 1, workers => 1, args => ['--cgi-bin', $root, '--cgi-mode', 'registry']);
-        my $db = $class->start;
+        my $db = $start->();
         put_script($root, 'seed.cgi', seed_script($db));
         my @ids = map { get_script($server, 'seed.cgi')->{body} =~ /^(\d+)$/ ? $1 : 'none' } 1 .. 5;
         like $ids[0], qr/^\d+$/, 'the script answers with its connection';

@@ -11,15 +11,16 @@ use Test::More;
 use File::Temp ();
 use Kamado::Test qw(start_server);
 use Kamado::Test::CGI qw(put_script get_script);
-use Kamado::Test::DBICGI qw(seed_script);
+use Kamado::Test::DBICGI qw(seed_script databases);
 use Kamado::Test::MariaDB;
 use Kamado::Test::Pg;
 
-for my $class (qw(Kamado::Test::MariaDB Kamado::Test::Pg)) {
-    subtest $class => sub {
+for my $case (databases()) {
+    my ($name, $start) = @$case;
+    subtest $name => sub {
         my $root = File::Temp::tempdir(CLEANUP => 1);
         my $server = start_server(no_app => 1, workers => 1, args => ['--cgi-bin', $root, '--cgi-mode', 'registry']);
-        my $db = $class->start;
+        my $db = $start->();
         put_script($root, 'attrs.cgi', seed_script($db, attr => 'RaiseError => 1, PrintError => 0, AutoCommit => 1, HandleError => sub { 0 }',
             body => <<'BODY'));
 print "Content-Type: text/plain\n\n";

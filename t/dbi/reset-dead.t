@@ -10,15 +10,17 @@ use Time::HiRes ();
 use Kamado::Test ();
 use Kamado::Test::MariaDB;
 use Kamado::Test::Pg;
+use Kamado::Test::DBICGI qw(databases);
 use Kamado::DBI;
 
 Kamado::DBI->enable(ping_interval => 60);
 require Kamado::Log;
 Kamado::Log->set_level('warn');    # (the replacement's info line)
-for my $class (qw(Kamado::Test::MariaDB Kamado::Test::Pg)) {
-    subtest $class => sub {
-        my $db = $class->start;
-        my $id_sql = $class =~ /Pg/ ? 'SELECT pg_backend_pid()' : 'SELECT CONNECTION_ID()';
+for my $case (databases()) {
+    my ($name, $start) = @$case;
+    subtest $name => sub {
+        my $db = $start->();
+        my $id_sql = ref($db) =~ /Pg/ ? 'SELECT pg_backend_pid()' : 'SELECT CONNECTION_ID()';
         my $connect = sub { DBI->connect($db->dsn, $db->user, $db->password, { RaiseError => 1, PrintError => 0 }) };
         my $dbh = $connect->();
         my ($id) = $dbh->selectrow_array($id_sql);

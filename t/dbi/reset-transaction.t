@@ -11,11 +11,12 @@ use lib 't/lib';
 use Test::More;
 use Kamado::Test::MariaDB;
 use Kamado::Test::Pg;
-use Kamado::Test::DBICGI qw(serve sql);
+use Kamado::Test::DBICGI qw(serve sql databases);
 
-for my $class (qw(Kamado::Test::MariaDB Kamado::Test::Pg)) {
-    subtest $class => sub {
-        my $db = $class->start;
+for my $case (databases()) {
+    my ($name, $start) = @$case;
+    subtest $name => sub {
+        my $db = $start->();
         my $server = serve($db, mode => 'registry');
         my $setup = sql($server, {}, 'CREATE TABLE t (n INT)', 'INSERT INTO t VALUES (1)');
         is $setup->{status}, 200, 'a table with one row' or diag $server->log;

@@ -1,5 +1,6 @@
 # Persistent handles (Kamado::DBI) for unmodified CGI scripts, through the
-# kamado command line, against real MariaDB and PostgreSQL servers: a
+# kamado command line, against real MariaDB (with DBD::MariaDB and with
+# DBD::mysql) and PostgreSQL servers: a
 # script that connects on every request gets the worker's connection
 # again (the server's connection id is the same), disconnect does not
 # close it, connect_cached gets it too; a connection the server killed between two requests, or a
@@ -9,14 +10,16 @@ use strict;
 use warnings;
 use lib 't/lib';
 use Test::More;
+use Kamado::Test qw(eventually);
 use Kamado::Test::MariaDB;
 use Kamado::Test::Pg;
-use Kamado::Test::DBICGI qw(serve sql);
+use Kamado::Test::DBICGI qw(serve sql databases);
 
-for my $class (qw(Kamado::Test::MariaDB Kamado::Test::Pg)) {
-    my $db = $class->start;
+for my $case (databases()) {
+    my ($name, $start) = @$case;
+    my $db = $start->();
     for my $mode (qw(registry perlrun)) {
-        subtest "$class, $mode" => sub {
+        subtest "$name, $mode" => sub {
             my $server = serve($db, mode => $mode);
             my $first = sql($server, { disconnect => 1 }, 'SELECT 1');
             is $first->{status}, 200, 'a script that connects and disconnects' or diag $server->log;
@@ -37,16 +40,19 @@ for my $class (qw(Kamado::Test::MariaDB Kamado::Test::Pg)) {
             is $after_restart->{status}, 200, 'the database restarted: the next request succeeds';
             is $after_restart->{pid}, $first->{pid}, 'without a worker restart';
             is_deeply [$db->connections], [$after_restart->{id}], 'on the one new connection';
-            like $server->log, qr/Kamado::DBI: \w+ handle (?:found dead, connecting again|could not be reset: closed)/,
-                'the replacement is logged (found dead, or closed when its reset failed)';
+            # (DBD::mysql turns mysql_auto_reconnect on under CGI: its ping
+            # reconnects a lost connection itself, and nothing may be left to log)
+            like $server->log, qr/Kamado::DBI: \w+ handle (?:found dead, connecting again|could not be reset: closed|did not answer its reset: connecting again)/,
+                'the replacement is logged (found dead, or closed when its reset failed or was not answered)'
+                unless ref($db) =~ /MariaDB/ && $db->driver eq 'mysql';
             $server->stop;
         };
     }
-    subtest "$class, --no-persistent-dbi" => sub {
+    subtest "$name, --no-persistent-dbi" => sub {
         my $server = serve($db, mode => 'registry', args => ['--no-persistent-dbi']);
         my @ids = map { sql($server, { disconnect => 1 }, 'SELECT 1')->{id} } 1 .. 3;
         is scalar(keys %{{ map { $_ => 1 } @ids }}), 3, 'a new connection on every request';
-        is_deeply [$db->connections], [], 'each closed by the script';
+        ok eventually(sub { !$db->connections }), 'each closed by the script' or diag join ' ', $db->connections;
         $server->stop;
     };
 }

@@ -1,4 +1,4 @@
-# Registry mode, MariaDB: seed 004's idiom pings its kept handle on every
+# Registry mode, MariaDB with both drivers: seed 004's idiom pings its kept handle on every
 # request (`!$dbh->ping`). Kamado::DBI answers that ping without a round
 # trip while the server answered within --dbi-ping-interval and has not
 # closed the socket, as it does for DBI->connect: ten requests make ten
@@ -34,8 +34,10 @@ sub admin_commands {
     return $n;
 }
 
-for my $interval (undef, 0) {
-    subtest 'ping interval ' . ($interval // 'default') => sub {
+for my $case (map { my $driver = $_; map { [$driver, $_] } undef, 0 } Kamado::Test::MariaDB::drivers()) {
+    my ($driver, $interval) = @$case;
+    subtest "DBD::$driver, ping interval " . ($interval // 'default') => sub {
+        $db->use_driver($driver);
         my $root = File::Temp::tempdir(CLEANUP => 1);
         my $server = start_server(no_app => 1, workers => 1, args => ['--cgi-bin', $root, '--cgi-mode', 'registry',
             defined $interval ? ('--dbi-ping-interval', $interval) : ()]);

@@ -10,10 +10,14 @@ use Kamado::Test ();
 use Kamado::Test::MariaDB;
 use Kamado::Test::Pg;
 
-for my $class (qw(Kamado::Test::MariaDB Kamado::Test::Pg)) {
-    subtest $class => sub {
-        my $db = $class->start;
-        my $id_sql = $class =~ /Pg/ ? 'SELECT pg_backend_pid()' : 'SELECT CONNECTION_ID()';
+# (a server of its own for each: the last case is its object's going)
+my @databases = ((map { my $driver = $_; ["MariaDB, DBD::$driver", sub { Kamado::Test::MariaDB->start->use_driver($driver) }] }
+    Kamado::Test::MariaDB::drivers()), ['PostgreSQL', sub { Kamado::Test::Pg->start }]);
+for my $case (@databases) {
+    my ($name, $start) = @$case;
+    subtest $name => sub {
+        my $db = $start->();
+        my $id_sql = ref($db) =~ /Pg/ ? 'SELECT pg_backend_pid()' : 'SELECT CONNECTION_ID()';
         ok !eval { DBI->connect($db->dsn, $db->user, 'wrong', { PrintError => 0, RaiseError => 1 }) },
             'a wrong password is refused';
         my $dbh = DBI->connect($db->dsn, $db->user, $db->password, { PrintError => 0, RaiseError => 1 });

@@ -3,6 +3,7 @@ use 5.024;
 use strict;
 use warnings;
 
+use Time::HiRes ();
 use Kamado::Log;
 use Kamado::CGI::Overrides;
 
@@ -14,7 +15,10 @@ use Kamado::CGI::Overrides;
 # - registry: the script and its kept variables live as long as the
 #   worker, so its handlers run when the worker ends, after its last
 #   request (@Kamado::Prefork::AT_WORKER_EXIT): recycling, TERM, the
-#   generation a HUP replaces, idle retirement, shutdown_next_time;
+#   generation a HUP replaces, idle retirement, shutdown_next_time; all
+#   of them within --graceful-timeout (a handler still running then is
+#   stopped, and the rest are not run: a worker that is being replaced
+#   must go, or recycled workers pile up);
 # - perlrun: the script is compiled for each request and its package
 #   deleted after it, so the state ends with the request: its handlers
 #   run at the end of the run, after the cleanups (kept for the worker,
@@ -32,7 +36,7 @@ my @cleanup;         # this run's cleanups
 our $PENDING = 0;    # a cleanup or a handler waits for the end of the run
 my $exit = 0;        # the worker exits after this request
 
-{ no warnings 'once'; push @Kamado::Prefork::AT_WORKER_EXIT, sub { worker_exit($_[0]) } }
+{ no warnings 'once'; push @Kamado::Prefork::AT_WORKER_EXIT, sub { worker_exit(@_) } }
 
 # runner(PERLRUN) -> the runner for a run in that mode.
 sub runner { $_[1] ? $PERLRUN : $REGISTRY }
@@ -91,11 +95,44 @@ sub exit_asked {
     return $asked;
 }
 
-# The worker ends: the shutdown handlers, but for an exit at once (INT).
+# The worker ends: the shutdown handlers, but for an exit at once (INT),
+# within DEADLINE seconds (0: no limit); the time they took when it was
+# hit is logged, with how many were not run.
 sub worker_exit {
-    my ($now) = @_;
+    my ($now, $deadline) = @_;
     my @handlers = splice @shutdown;
-    _call('shutdown handler', @handlers) unless $now;
+    return if $now;
+    my $end = $deadline ? Time::HiRes::time() + $deadline : undef;
+    my $late = \'late';
+    local $SIG{ALRM} = sub { die $late };
+    while (my $code = shift @handlers) {
+        my $left = $end ? $end - Time::HiRes::time() : 0;
+        if ($end && $left <= 0) {
+            unshift @handlers, $code;
+            last;
+        }
+        my ($ran, $ok);
+        KAMADO_CGI_SCRIPT: {
+            $ok = eval {
+                Time::HiRes::alarm($left) if $end;
+                $code->();
+                Time::HiRes::alarm(0);
+                1;
+            };
+            $ran = 1;
+        }
+        Time::HiRes::alarm(0);
+        # (not $ran: the handler called exit, which ends it)
+        next if $ok || !$ran;
+        if (ref $@ && $@ == $late) {
+            Kamado::Log->warn("PersistentPerl shutdown handler still running after $deadline s (--graceful-timeout): "
+                . 'stopped' . (@handlers ? ', ' . @handlers . ' more not run' : ''));
+            return;
+        }
+        ref $@ or Kamado::Log->error("PersistentPerl shutdown handler died: $@");
+    }
+    Kamado::Log->warn("PersistentPerl shutdown handlers: $deadline s (--graceful-timeout) spent, " . @handlers . ' not run')
+        if @handlers;
 }
 
 sub _call {

@@ -78,6 +78,9 @@ sub _serve {
     while (1) {
         # a request, in one message (Kamado::CGI::Mode::Fork::_send): the
         # environment, STDOUT, STDERR, and the body if there is one
+        # (meanwhile what the last child left on a borrowed database
+        # connection is undone as soon as it ends: Kamado::DBI::Lend)
+        Kamado::DBI::Lend::wait_for_request($socket_fd) if $dbi;
         my ($env, @fds) = recv_with_fds($socket_fd) or last;
         last if @fds < 2;
         my $body = @fds > 2;

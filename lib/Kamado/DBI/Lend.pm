@@ -14,23 +14,29 @@ use strict;
 # - at its end (this module's END block, after the script's own) the
 #   child reports on a pipe: "new ARGS" for each connection it made
 #   itself, "driver NAME" for each driver it loaded, then "end";
-# - on the next request the zygote reads the report of each child whose
-#   pipe has closed (the kernel reaps the children). A child that said
-#   "end" ran its END blocks: it left its borrowed connections between
-#   two commands, and the zygote
-#   resets them (Kamado::DBI::Reset: the transaction, the server session)
-#   and lends them again. Otherwise (killed mid-query, exec, _exit) a
+# - the zygote, waiting for its next request, watches the pipes too, and
+#   reads the report of each child as soon as its pipe closes (the kernel
+#   reaps the children): what a child left on a borrowed connection (a
+#   transaction, LOCK TABLES, GET_LOCK) goes when the child ends, as a CGI
+#   process's exit ends its connections, not when the script is next
+#   requested, which may be hours later while other requests wait on the
+#   locks. A child that said "end" ran its END blocks: it left its
+#   borrowed connections between two commands, and the zygote resets
+#   them (Kamado::DBI::Reset: the transaction, the server session) and
+#   lends them again. Otherwise (killed mid-query, exec, _exit) a
 #   borrowed connection may be in the middle of a reply: the zygote
 #   closes its socket without a word on it and connects again. The
 #   drivers are loaded and the new connections made in the zygote, so
 #   that the next child borrows them.
 #
-# While a child that borrowed has not closed its pipe (a process it forked
-# may hold it too), the next child borrows
-# nothing (it connects on its own): a connection is never used by two
-# processes at once.
+# While a child that borrowed has not closed its pipe, the next child
+# borrows nothing (it connects on its own): a connection is never used by
+# two processes at once. A process the child left running (a script's
+# fork in the background) holds the pipe too: a child that said "end" and
+# no longer exists has ended all the same.
 
 use constant EXIT_WAIT => 0.05; # seconds a child that reported its end may take to exit
+use constant GONE_POLL => 0.1;  # seconds between looks whether such a child has gone
 
 my @loans;       # { pid, fh, keys => [..], buf }: children not yet reaped
 my $report;      # in a child: the pipe to its zygote
@@ -44,6 +50,25 @@ sub init {
     $Kamado::DBI::REPORT = \&_note_new;
     require Kamado::DBI::Hook;
     Kamado::DBI::Hook::install();
+}
+
+# In the zygote, between two requests: returns once the worker's socket
+# FD has something to read, having acted on the report of each child
+# that ended meanwhile.
+sub wait_for_request {
+    my ($fd) = @_;
+    while (@loans) {
+        my $rin = '';
+        vec($rin, $_, 1) = 1 for $fd, map { fileno $_->{fh} } @loans;
+        # (a child that said its end, its pipe held by a process it left:
+        # whether it has gone is looked at now and then)
+        my $poll = (grep { $_->{buf} =~ /^end$/m } @loans) ? GONE_POLL : undef;
+        my $n = select(my $ready = $rin, undef, undef, $poll);
+        # (Errno only then: the zygote stays small)
+        next if $n < 0 && do { my $err = $! + 0; require Errno; $err == Errno::EINTR() };
+        return if $n < 0 || $n > 0 && vec($ready, $fd, 1);
+        _settle();
+    }
 }
 
 # In the zygote, before a fork: what earlier children did is acted on;
@@ -104,12 +129,14 @@ sub _child_end {
 # Acts on what each child that has gone said. A child is gone when its
 # report pipe is closed (the kernel reaps it at once: the worker waits
 # for its process group to go, and a zombie would hold it); one that said
-# its end and is about to close is given EXIT_WAIT seconds.
+# its end and is about to close is given EXIT_WAIT seconds; one that said
+# its end and no longer exists, its pipe held by a process it left
+# running, is gone too.
 sub _settle {
     my @open;
     for my $loan (@loans) {
         my $open = _read($loan, 0);
-        $open = _read($loan, EXIT_WAIT) if $open && $loan->{buf} =~ /^end$/m;
+        $open = _read($loan, EXIT_WAIT) && kill(0, $loan->{pid}) if $open && $loan->{buf} =~ /^end$/m;
         if ($open) {
             push @open, $loan;
             next;

@@ -3,6 +3,7 @@ use 5.024;
 use strict;
 use warnings;
 
+use List::Util qw(sum);
 use POSIX qw(WNOHANG);
 use Time::HiRes ();
 use Kamado::Log;
@@ -20,6 +21,7 @@ sub reap {
     my ($self, $last_failure) = @_;
     while ((my $pid = waitpid(-1, WNOHANG)) > 0) {
         my $gen = delete $self->{children}{$pid} // next;
+        delete $self->{retiring}{$pid};
         Kamado::Prefork::Slots::release($self, $pid, $?);
         delete $self->{pool_of}{$pid};
         if ($?) {
@@ -37,6 +39,33 @@ sub reap {
                 . (($? & 127) == POSIX::SIGVTALRM() ? ' (killed by --request-timeout)' : ''));
         }
     }
+}
+
+# Workers that said they retire (they accept no more, finish what they
+# serve and run their exit handlers: PersistentPerl's shutdown handlers,
+# bounded by --graceful-timeout) are replaced at once while fewer workers
+# are exiting than the generation runs (--workers, with the pools'). Past
+# that bound a retiring worker keeps its place, and its replacement
+# starts once one of those exiting has gone: recycled workers with slow
+# exit handlers do not pile up. Logged once each time the bound holds one.
+sub replace_retired {
+    my ($self) = @_;
+    my $retiring = $self->{retiring} or return;
+    return unless %$retiring;
+    my $exiting = grep { !$_ } values $self->{children}->%*;
+    my $bound = sum($self->{workers}, map { $_->{workers} } $self->{pools}->@*);
+    for my $pid (sort { $retiring->{$a} <=> $retiring->{$b} || $a <=> $b } keys %$retiring) {
+        if ($exiting >= $bound) {
+            Kamado::Log->warn("$exiting workers are still exiting (as many as --workers): the replacement of worker "
+                . "$pid waits for one of them to go") unless $self->{exits_held}++;
+            return;
+        }
+        delete $retiring->{$pid};
+        next unless exists $self->{children}{$pid};
+        $self->{children}{$pid} = 0;
+        $exiting++;
+    }
+    $self->{exits_held} = 0;
 }
 
 # TERM, QUIT: workers finish what they are serving, then exit; those still
@@ -104,6 +133,7 @@ Kamado::Prefork::Reaper - reaps a generation's workers, and stops them
 =head1 SYNOPSIS
 
     Kamado::Prefork::Reaper::reap($prefork, \$last_failure);    # each turn of the loop
+    Kamado::Prefork::Reaper::replace_retired($prefork);     # and after the workers' notices
     Kamado::Prefork::Reaper::stop_workers($prefork, \%signal);  # at the end
 
 =head1 DESCRIPTION
@@ -112,7 +142,9 @@ Functions over a L<Kamado::Prefork> object. C<reap> waits for the
 workers that have exited without blocking, frees their scoreboard slots
 (L<Kamado::Prefork::Slots>), logs those that failed and counts those that
 could not load the app or whose C<--worker-init> died, for the
-generation's give-up rule.
+generation's give-up rule. C<replace_retired> lets the workers that said
+they retire be replaced, as long as fewer are exiting than the generation
+runs.
 
 C<stop_workers> stops them all: gracefully within C<graceful_timeout>
 seconds (then killed, and named in the log), or at once after INT. Then,

@@ -74,7 +74,7 @@ sub main {
         Kamado::Log->error("worker failed: $@");
         1;
     };
-    at_exit(0);
+    at_exit(0, $self->{graceful_timeout});
     POSIX::_exit($status);             # never run the generation's END blocks
 }
 
@@ -126,11 +126,13 @@ sub start {
 }
 
 # What a worker runs before it exits (it runs no END blocks): the subs
-# in @Kamado::Prefork::AT_WORKER_EXIT, given 1 when it exits at once (INT).
+# in @Kamado::Prefork::AT_WORKER_EXIT, given 1 when it exits at once (INT),
+# and the seconds the app's own handlers among them may take
+# (--graceful-timeout; 0: no limit).
 sub at_exit {
-    my ($now) = @_;
+    my ($now, $deadline) = @_;
     for my $sub (@Kamado::Prefork::AT_WORKER_EXIT) {
-        eval { $sub->($now); 1 } or Kamado::Log->error("at worker exit: $@");
+        eval { $sub->($now, $deadline // 0); 1 } or Kamado::Log->error("at worker exit: $@");
     }
 }
 
@@ -156,8 +158,9 @@ it after what it serves, INT at once, USR1 reopens the logs), loads the
 app unless it was preloaded (exiting with status 2 when it cannot), runs
 C<start>, says C<loaded> on the generation's notice pipe when the
 generation waits for that, and runs a L<Kamado::Server> until it stops;
-then it calls the subs in C<@Kamado::Prefork::AT_WORKER_EXIT> and exits
-without running END blocks.
+then it calls the subs in C<@Kamado::Prefork::AT_WORKER_EXIT> (with
+C<graceful_timeout>, the seconds the app's own shutdown handlers may
+take) and exits without running END blocks.
 
 C<start> runs the subs in C<@Kamado::Prefork::AT_WORKER_START> and the
 C<--worker-init> hook, which C<before_fork> compiles in the generation

@@ -5,7 +5,8 @@
 # ac=0: connect with AutoCommit off; cached=1: connect_cached; begin=1: begin_work first;
 # set=NAME:VALUE: a handle attribute set after connecting; disconnect=1;
 # fork=1: a child connects too and says which connection it got; ppid=1:
-# the parent process is named too.
+# the parent process is named too; sleep=N: sleeps N seconds at the end;
+# bg=N: leaves a process behind that sleeps N seconds, its output closed.
 use strict;
 use warnings;
 use DBI;
@@ -46,3 +47,11 @@ if ($opt{fork}) {
     print "after-child=", $dbh->selectrow_array($ENV{KT_ID_SQL}), "\n";
 }
 $dbh->disconnect if $opt{disconnect};
+sleep $opt{sleep} if $opt{sleep};
+if ($opt{bg} && !fork) {
+    close $_ for *STDIN, *STDOUT, *STDERR;
+    sleep $opt{bg};
+    require POSIX;
+    POSIX::_exit(0);
+}
+1;

@@ -9,14 +9,32 @@ use warnings;
 #   my $server = serve($db, mode => 'registry', workers => 1, args => [...]);
 #   my $r = sql($server, {ac => 0}, 'SELECT 1');   # { status, id, pid, rows => [...] }
 #   put_script($root, 'seed.cgi', seed_script($db));  # seed 004's `our $dbh`
+#   for my $case (databases()) { ... }   # MariaDB with each driver, PostgreSQL
 
 use Exporter 'import';
 use Kamado::Test qw(start_server raw_request);
 use Kamado::Test::HTTP ();
 
-our @EXPORT_OK = qw(serve sql id_sql sqlite_db seed_script);
+our @EXPORT_OK = qw(serve sql id_sql sqlite_db seed_script databases);
 
 my $DIR = File::Spec->rel2abs('t/dbi/cgi');
+
+# The databases a t/dbi case runs against, each [NAME, START]: MariaDB
+# through DBD::MariaDB, then through DBD::mysql (one server, started by
+# the first START, its database emptied for the second), and PostgreSQL
+# (a server of its own). START returns the Kamado::Test::MariaDB or
+# Kamado::Test::Pg object. (pg => 0: MariaDB only.)
+#
+#   for my $case (databases()) { my ($name, $start) = @$case; subtest $name => sub { my $db = $start->(); ... } }
+sub databases {
+    my (%opt) = @_;
+    require Kamado::Test::MariaDB;
+    require Kamado::Test::Pg;
+    my $mariadb;
+    return ((map { my $driver = $_; ["MariaDB, DBD::$driver", sub {
+            ($mariadb //= Kamado::Test::MariaDB->start)->use_driver($driver) }] } Kamado::Test::MariaDB::drivers()),
+        ($opt{pg} // 1 ? ['PostgreSQL', sub { Kamado::Test::Pg->start }] : ()));
+}
 
 # The SQL that names the server connection, per driver.
 sub id_sql {
@@ -42,10 +60,14 @@ sub serve {
         ($opt{args} // [])->@*]);
 }
 
+# sql(SERVER, {OPTIONS}, SQL...): sql.cgi's answer; the option script =>
+# 'other.cgi' asks the same of other.cgi, a second script.
 sub sql {
     my ($server, $opt, @sql) = @_;
-    my $query = join '&', (map { "$_=$opt->{$_}" } sort keys %$opt), map { 'q=' . _escape($_) } @sql;
-    my $raw = raw_request($server, "GET /cgi-bin/sql.cgi?$query HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 30);
+    my %opt = %$opt;
+    my $script = delete $opt{script} // 'sql.cgi';
+    my $query = join '&', (map { "$_=$opt{$_}" } sort keys %opt), map { 'q=' . _escape($_) } @sql;
+    my $raw = raw_request($server, "GET /cgi-bin/$script?$query HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 30);
     my $res = Kamado::Test::HTTP::parse_response($raw) // { status => 0, body => '' };
     my ($head, @rows) = split /\n/, $res->{body} // '';
     my ($id, $pid, $ppid) = ($head // '') =~ /\Aid=(\S+) pid=(\d+)(?: ppid=(\d+))?\z/;

@@ -91,8 +91,9 @@ sub dsn      { "DBI:Pg:dbname=$_[0]{database};host=127.0.0.1;port=$_[0]{port}" }
 # The backend pids of the test user's connections now.
 sub connections {
     my ($self) = @_;
-    return sort { $a <=> $b } map { $_->[0] }
-        $self->sql('SELECT pid FROM pg_stat_activity WHERE usename = ?', $self->{user})->@*;
+    my @ids = sort { $a <=> $b } map { $_->[0] } $self->sql('SELECT pid FROM pg_stat_activity WHERE usename = ?', $self->{user})->@*;
+    # (their count in scalar context)
+    return wantarray ? @ids : scalar @ids;
 }
 
 sub kill_connection {
