@@ -17,7 +17,10 @@ my $dir = File::Temp->newdir;
 local $ENV{KT_DIR} = "$dir";
 my $server = status_server(workers => 1, app => wait_file_app(), args => ['--max-reqs-per-child', 5]);
 
-my $m = metrics($server);
+# the worker reports itself idle once it has started: wait for that, not
+# only for the status listener (a busy machine starts it late)
+my $m;
+eventually(sub { $m = metrics($server); ($m->{samples}{'kamado_workers{state="idle"}'} // 0) == 1 });
 is_deeply $m->{errors}, [], 'every line well-formed' or diag $m->{text};
 like $m->{type}, qr{^text/plain; version=0\.0\.4}, 'the exposition format\'s content type';
 my %types = $m->{types}->%*;
