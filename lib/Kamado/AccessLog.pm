@@ -5,6 +5,7 @@ use warnings;
 
 use Apache::LogFormat::Compiler;
 use Kamado::Log;
+use Kamado::LogFile;
 use POSIX ();
 
 # --access-log: one line per request in an Apache LogFormat, checked and
@@ -46,19 +47,22 @@ my %ESCAPED = (
     H => q!_safe($_[ENVS]->{SERVER_PROTOCOL})!,
 );
 
-# new(file => PATH or '-', format => LogFormat or nickname); dies with one
+# new(file => PATH or '-', format => LogFormat or nickname, owner => [uid,
+# gid] given a file created here, as Kamado::LogFile does); dies with one
 # line naming the option at fault.
 sub new {
     my ($class, %args) = @_;
     my $format = $args{format} // 'combined';
     my $self = bless {
         path   => $args{file},
+        owner  => $args{owner},
         format => $NICKNAME{$format} // $format,
         second => -1,       # the second whose %t text is in time_text
     }, $class;
     # the compiler's code, and whether it takes %t's text (else the time)
     @$self{qw(line takes_text)} = $class->compile($format);
-    $self->_open or die "kamado: can't open --access-log $args{file}: $!\n";
+    my $why = $self->_open;
+    die "kamado: can't open --access-log $args{file}: $why\n" if $why;
     return $self;
 }
 
@@ -188,16 +192,18 @@ sub _string {
     return _safe($s);
 }
 
+# Returns why it failed, or '' when {fh} is the file.
 sub _open {
     my ($self) = @_;
     if ($self->{path} eq '-') {
-        open my $out, '>&', \*STDOUT or return 0;
+        open my $out, '>&', \*STDOUT or return "$!";
         $self->{fh} = $out;
-        return 1;
+        return '';
     }
-    open my $fh, '>>', $self->{path} or return 0;
+    my ($fh, $why) = Kamado::LogFile->open_append($self->{path}, owner => $self->{owner});
+    return $why unless $fh;
     $self->{fh} = $fh;
-    return 1;
+    return '';
 }
 
 # %t's text for a second, as Apache writes it (English month names
@@ -232,8 +238,8 @@ sub reopen {
     my ($self) = @_;
     return $self->flush if $self->{path} eq '-';
     my $old = $self->{fh};
-    if (!$self->_open) {
-        Kamado::Log->error("USR1: can't reopen --access-log $self->{path}: $!; still logging to the old file");
+    if (my $why = $self->_open) {
+        Kamado::Log->error("USR1: can't reopen --access-log $self->{path}: $why; still logging to the old file");
         $self->{fh} = $old;
         return $self->flush;
     }

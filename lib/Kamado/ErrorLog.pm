@@ -5,29 +5,33 @@ use warnings;
 
 use POSIX ();
 use Kamado::Log;
+use Kamado::LogFile;
 
 # --error-log FILE: the file every process's STDERR (fd 2) is appended to,
 # so the supervisor's and generations' logs, the workers' and the app's
 # own warnings all land in it. USR1 reopens it (after logrotate has moved it away); each process
 # reopens its own fd 2, as each holds its own copy of the descriptor.
 
-my $path;
+my ($path, $owner);
 
-# --error-log: syslog or syslog:FACILITY (Kamado::Log), else a file.
+# --error-log: syslog or syslog:FACILITY (Kamado::Log), else a file
+# (owner: [uid, gid] of the --user, given a file created here).
 sub open_log {
-    my ($class, $spec) = @_;
+    my ($class, $spec, %opt) = @_;
     if ($spec =~ /\Asyslog(?::(.*))?\z/s) {
         Kamado::Log->to_syslog($1 // 'daemon');
         return 1;
     }
-    return $class->open_file($spec);
+    return $class->open_file($spec, %opt);
 }
 
-# Points fd 2 at FILE; dies naming it when it cannot be opened.
+# Points fd 2 at FILE, opened as Kamado::LogFile allows; dies naming it
+# when it cannot be opened or is refused.
 sub open_file {
-    my ($class, $file) = @_;
-    $path = $file;
-    _point_stderr() or die "kamado: can't open --error-log $file: $!\n";
+    my ($class, $file, %opt) = @_;
+    ($path, $owner) = ($file, $opt{owner});
+    my $why = _point_stderr();
+    die "kamado: can't open --error-log $file: $why\n" if $why;
     return 1;
 }
 
@@ -37,18 +41,20 @@ sub path { $path }
 # and the failure is logged there.
 sub reopen {
     return 1 unless defined $path;
-    return 1 if _point_stderr();
-    Kamado::Log->error("USR1: can't reopen $path: $!; still logging to the old file");
+    my $why = _point_stderr() or return 1;
+    Kamado::Log->error("USR1: can't reopen $path: $why; still logging to the old file");
     return 0;
 }
 
+# Returns why it failed, or '' when fd 2 is the file.
 sub _point_stderr {
     # opened apart, then put in place, so a failure leaves fd 2 as it was
-    open my $new, '>>', $path or return 0;
-    POSIX::dup2(fileno $new, 2) // return 0;
+    my ($new, $why) = Kamado::LogFile->open_append($path, owner => $owner);
+    return $why unless $new;
+    POSIX::dup2(fileno $new, 2) // return "$!";
     STDERR->autoflush(1);
     Kamado::Log->stderr_changed;
-    return 1;
+    return '';
 }
 
 1;

@@ -10,6 +10,7 @@ use Kamado::CGI ();
 use Kamado::ErrorLog;
 use Kamado::Hooks;
 use Kamado::Log;
+use Kamado::LogKeeper;
 use Kamado::Notify;
 use Kamado::PidFile;
 use Kamado::Prefork;
@@ -196,10 +197,13 @@ sub serve {
     die "kamado: --startup $opt->{startup}: no such file\n" if defined $opt->{startup} && !-f $opt->{startup};
     my $ids = Kamado::Privileges->resolve(@$opt{qw(user group)});
     Kamado::Log->set_level($opt->{log_level} // 'info');
-    Kamado::ErrorLog->open_log($opt->{error_log}) if defined $opt->{error_log};
+    # root opens the logs (Kamado::LogFile refuses what --user could have
+    # planted) and gives the files it creates to --user
+    my @owner = $ids && defined $ids->{uid} && $> == 0 ? (owner => [@$ids{qw(uid gid)}]) : ();
+    Kamado::ErrorLog->open_log($opt->{error_log}, @owner) if defined $opt->{error_log};
     # (a bad format is refused even without the file)
     my $access_log = defined $opt->{access_log}
-        ? Kamado::AccessLog->new(file => $opt->{access_log}, format => $opt->{access_log_format})
+        ? Kamado::AccessLog->new(file => $opt->{access_log}, format => $opt->{access_log_format}, @owner)
         : Kamado::AccessLog->compile($opt->{access_log_format}) && undef;
     my ($min, $max) = $class->worker_bounds($opt);
     # written as root, before the listeners (a second server started by
@@ -213,6 +217,10 @@ sub serve {
     # bound and opened as root; the app loaded and served as --user
     $_->set_access(defined $opt->{socket_mode} ? oct $opt->{socket_mode} : undef, $ids ? @$ids{qw(uid gid)} : ())
         for @listeners, $status_listener // ();
+    my @log_files = grep { defined && $_ ne '-' && !/\Asyslog(?::.*)?\z/s } @$opt{qw(error_log access_log)};
+    # (USR1 makes the files anew as root: the log directory is root's)
+    my $log_keeper = @owner && @log_files && $opt->{workers}
+        ? Kamado::LogKeeper->start(paths => \@log_files, @owner) : undef;
     Kamado::Privileges->drop($ids) if $ids;
     my $as_root = $> == 0;
     my $on_ready = sub {
@@ -272,8 +280,10 @@ sub serve {
             on_ready     => $on_ready,
             status_listener => $status_listener,
             status_args  => { pools => $opt->{pool} // [], show_query => $opt->{status_query} },
+            log_keeper   => $log_keeper,
         )->run;
     }
+    $log_keeper->stop if $log_keeper;
     # a late TERM (a second one, or systemd's) must not turn a clean exit
     # into death by signal while Perl shuts down
     $SIG{$_} = 'IGNORE' for qw(TERM QUIT INT HUP);
