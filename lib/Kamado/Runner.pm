@@ -41,11 +41,6 @@ sub run_cli {
     }
     unshift @INC, $opt->{include}->@* if $opt->{include};
     $ENV{PLACK_ENV} = $opt->{env};
-    for my $module (($opt->{module} // [])->@*) {
-        my ($name, $import) = split /=/, $module, 2;
-        eval "require $name; 1" or die "kamado: can't load module $name: $@";
-        $name->import(defined $import ? split(/,/, $import) : ());
-    }
     my @cgi = cgi_mounts($opt);
     # with --cgi-bin alone, no app.psgi is needed
     my $file = $opt->{app} // (@cgi ? undef : 'app.psgi');
@@ -62,7 +57,19 @@ sub run_cli {
     my $loader = @cgi ? sub { with_cgi(\@cgi, $opt, defined $file ? $load_psgi->() : undef, \@made) } : $load_psgi;
     # (CGI directories are not watched: a script is recompiled when it changes)
     my @watch = ((defined $file ? File::Basename::dirname($file) : ()), ($opt->{include} // [])->@*);
-    return $class->serve($opt, loader => $loader, watch => \@watch, cgi => \@made);
+    return $class->serve($opt, loader => $loader, watch => \@watch, cgi => \@made, modules => $opt->{module});
+}
+
+# -M MODULE[=IMPORTS]: loaded in the supervisor, once --user has taken
+# effect (a module found in an -I directory the app user can write must
+# not run as root).
+sub load_modules {
+    my ($class, $modules) = @_;
+    for my $module (($modules // [])->@*) {
+        my ($name, $import) = split /=/, $module, 2;
+        eval "require $name; 1" or die "kamado: can't load module $name: $@";
+        $name->import(defined $import ? split(/,/, $import) : ());
+    }
 }
 
 # --cgi-bin DIR (at /cgi-bin) or /PREFIX=DIR, and --cgi-docroot DIR (at
@@ -222,6 +229,7 @@ sub serve {
     my $log_keeper = @owner && @log_files && $opt->{workers}
         ? Kamado::LogKeeper->start(paths => \@log_files, @owner) : undef;
     Kamado::Privileges->drop($ids) if $ids;
+    $class->load_modules($app{modules});
     my $as_root = $> == 0;
     my $on_ready = sub {
         # (root is said on the ready line: a start that fails says one line, why)
