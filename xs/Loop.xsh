@@ -68,6 +68,7 @@ CODE:
     SETTING("min_body_rate", min_body_rate, SvNV);
     SETTING("write_buffer", write_buffer, (size_t)SvUV);
     SETTING("expect_to_app", expect_to_app, SvTRUE);
+    SETTING("forwarded_host", forwarded_host, SvTRUE);
 #undef SETTING
     /* behind a proxy: trusted_proxies => [CIDR or "unix:"], proxy_protocol
      * => [a flag per listener] (Kamado::Options has checked the blocks) */
@@ -102,6 +103,34 @@ CODE:
             croak("Kamado::Loop->new: %s", strerror(errno));
         }
         Safefree(cidrs);
+    }
+    /* proxy_protocol_from => [CIDR or "unix:"]: who may send a PROXY header */
+    {
+        SV **pf = hv_fetchs(settings, "proxy_protocol_from", 0);
+        if (pf && SvROK(*pf) && SvTYPE(SvRV(*pf)) == SVt_PVAV) {
+            AV *blocks = (AV *)SvRV(*pf);
+            SSize_t nb = av_len(blocks) + 1, k;
+            kd_cidr *cidrs;
+            int nc = 0, unix_ok = 0;
+            Newx(cidrs, nb ? nb : 1, kd_cidr);
+            for (k = 0; k < nb; k++) {
+                STRLEN len;
+                const char *s = SvPV(*av_fetch(blocks, k, 0), len);
+                if (len == 5 && memEQ(s, "unix:", 5)) {
+                    unix_ok = 1;
+                } else if (kd_cidr_parse(s, len, &cidrs[nc]) == 0) {
+                    nc++;
+                } else {
+                    Safefree(cidrs);
+                    croak("Kamado::Loop->new: '%s' is not an address block", s);
+                }
+            }
+            if (kd_loop_set_proxy_sources(RETVAL->loop, cidrs, nc, unix_ok) != 0) {
+                Safefree(cidrs);
+                croak("Kamado::Loop->new: %s", strerror(errno));
+            }
+            Safefree(cidrs);
+        }
     }
 }
 OUTPUT:

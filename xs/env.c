@@ -22,8 +22,8 @@ static struct { const char *name; I32 len; U32 hash; SV *key; } env_keys[K_COUNT
  * kamado.peer_port, and, when it is trusted, what its X-Forwarded-* fields
  * say put where the app (and the access log, and a CGI script's
  * environment, both made from %env) looks: REMOTE_ADDR (and REMOTE_PORT
- * when the field gave one), psgi.url_scheme and HTTPS, SERVER_PORT,
- * HTTP_HOST and SERVER_NAME. */
+ * when the field gave one), psgi.url_scheme and HTTPS, SERVER_PORT, and
+ * with --forwarded-host HTTP_HOST and SERVER_NAME. */
 static void proxy_env(pTHX_ kd_loop *l, kd_conn *c, HV *env)
 {
     kd_forwarded f;
@@ -35,6 +35,11 @@ static void proxy_env(pTHX_ kd_loop *l, kd_conn *c, HV *env)
     if (!c->trusted)
         return;
     kd_forwarded_resolve(c->req.headers, c->req.num_headers, l->trusted, l->ntrusted, &f);
+    if (!l->forwarded_host) {
+        /* the client's own fields, unless the operator said the proxy sets them */
+        f.host = NULL;
+        f.port = f.host_port = -1;
+    }
     if (f.have_client) {
         size_t n = kd_addr_format(&f.client, text);
         ENV_STORE(env, K_ADDR, newSVpvn(text, n));

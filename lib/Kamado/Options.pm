@@ -23,7 +23,9 @@ our @TABLE = (
     ['host|o',                 '=s',  undef,  'host for --port (plackup compatible)'],
     ['port|p',                 '=i',  undef,  'port (plackup compatible)', [0, 65535]],
     ['proxy-protocol',         '=s@', undef,  'ADDRESS of a listener, as --listen gives it, whose connections start with a PROXY protocol header, version 1 or 2 (repeatable)'],
-    ['trusted-proxy',          '=s@', undef,  'CIDR or address (IPv4 or IPv6), or unix:, of a proxy whose X-Forwarded-For, X-Real-IP and X-Forwarded-Proto, -Port and -Host are believed (repeatable)'],
+    ['proxy-protocol-from',    '=s@', undef,  'CIDR or address (IPv4 or IPv6), or unix:, of a proxy whose PROXY header is taken on a --proxy-protocol listener (repeatable); others are closed unread. Default 127.0.0.0/8, ::1 and unix:'],
+    ['trusted-proxy',          '=s@', undef,  'CIDR or address (IPv4 or IPv6), or unix:, of a proxy whose X-Forwarded-For, X-Real-IP and X-Forwarded-Proto are believed (repeatable)'],
+    ['forwarded-host',         '!',   0,      'a --trusted-proxy\'s X-Forwarded-Host and X-Forwarded-Port are believed too (HTTP_HOST, SERVER_NAME, SERVER_PORT): only when the proxy sets both itself'],
     ['workers',                '=i',  4,      'number of worker processes (a fixed pool); 0 serves in the one process', [0, 4096]],
     ['min-workers',            '=i',  undef,  'autoscaling: workers kept when idle, and started with (default 1)', [1, 4096]],
     ['max-workers',            '=i',  undef,  'autoscaling: the most workers run when all are busy', [1, 4096]],
@@ -138,18 +140,23 @@ sub _check_socket_mode {
     die "kamado: --socket-mode must be an octal mode such as 0660, not '$mode'\n" unless $mode =~ /\A0?[0-7]{3}\z/;
 }
 
-# --trusted-proxy: ADDRESS or ADDRESS/BITS, IPv4 or IPv6, or unix:
-# (every peer on a unix socket); one line naming the option and the value.
+# --trusted-proxy, --proxy-protocol-from: ADDRESS or ADDRESS/BITS, IPv4
+# or IPv6, or unix: (every peer on a unix socket); one line naming the
+# option and the value.
 sub _check_trusted_proxies {
     my ($opt) = @_;
-    for my $spec (($opt->{trusted_proxy} // [])->@*) {
-        next if $spec eq 'unix:';
-        my ($addr, $bits) = $spec =~ m{\A([0-9A-Fa-f:.]+)(?:/([0-9]{1,3}))?\z};
-        my $v6 = defined $addr && $addr =~ /:/;
-        next if defined $addr && Socket::inet_pton($v6 ? Socket::AF_INET6() : Socket::AF_INET(), $addr)
-            && (!defined $bits || $bits <= ($v6 ? 128 : 32));
-        die "kamado: --trusted-proxy '$spec' is not an address or CIDR block (such as 10.0.0.0/8, 127.0.0.1 or fd00::/8), nor unix:\n";
+    for my $option (qw(trusted-proxy proxy-protocol-from)) {
+        for my $spec (($opt->{ $option =~ tr/-/_/r } // [])->@*) {
+            next if $spec eq 'unix:';
+            my ($addr, $bits) = $spec =~ m{\A([0-9A-Fa-f:.]+)(?:/([0-9]{1,3}))?\z};
+            my $v6 = defined $addr && $addr =~ /:/;
+            next if defined $addr && Socket::inet_pton($v6 ? Socket::AF_INET6() : Socket::AF_INET(), $addr)
+                && (!defined $bits || $bits <= ($v6 ? 128 : 32));
+            die "kamado: --$option '$spec' is not an address or CIDR block (such as 10.0.0.0/8, 127.0.0.1 or fd00::/8), nor unix:\n";
+        }
     }
+    die "kamado: --proxy-protocol-from needs --proxy-protocol (the listeners that take PROXY headers)\n"
+        if $opt->{proxy_protocol_from} && !$opt->{proxy_protocol};
 }
 
 # --log-level LEVEL; --error-log syslog:FACILITY (a file called syslog

@@ -26,6 +26,10 @@ use overload ();
 # From options to a running server: the code behind script/kamado and
 # Plack::Handler::Kamado.
 
+# Who may send a PROXY header without --proxy-protocol-from: a proxy on
+# this machine.
+use constant PROXY_FROM => ('127.0.0.0/8', '::1', 'unix:');
+
 # script/kamado: parses @ARGV, loads the app, serves; returns the exit code.
 sub run_cli {
     my ($class, @argv) = @_;
@@ -234,7 +238,7 @@ sub serve {
     my $on_ready = sub {
         # (root is said on the ready line: a start that fails says one line, why)
         Kamado::Log->log($as_root ? 'warn' : 'notice', 'accepting connections at ',
-            join(', ', map { $_->name . ($_->proxy_protocol ? ' (PROXY protocol)' : '') } @listeners),
+            join(', ', map { $_->name . ($_->proxy_protocol ? " (PROXY protocol from @{[ join ' ', ($opt->{proxy_protocol_from} // [PROXY_FROM])->@* ]})" : '') } @listeners),
             defined $max ? " with $min to $max workers" : " with $opt->{workers} workers",
             (map { '; ' . _describe_pool($_) } ($opt->{pool} // [])->@*),
             ($as_root ? '; running as root: the app and CGI scripts run as root too (--user drops it)' : ()));
@@ -267,6 +271,8 @@ sub serve {
                     qw(keepalive_timeout header_timeout read_timeout write_timeout max_keepalive_reqs
                        max_connections max_request_body min_body_rate write_buffer expect_to_app)),
                 ($opt->{trusted_proxy} ? (trusted_proxies => $opt->{trusted_proxy}) : ()),
+                forwarded_host => $opt->{forwarded_host},
+                proxy_protocol_from => $opt->{proxy_protocol_from} // [PROXY_FROM],
             },
         },
     );

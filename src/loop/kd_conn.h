@@ -227,6 +227,12 @@ typedef struct {
     int ntrusted;
     int trust_unix;                 /* peers on unix sockets are trusted too */
     unsigned char proxy_protocol[KD_MAX_LISTENERS];  /* listener expects PROXY headers */
+    int proxy_from_set;             /* only these peers may send one: */
+    kd_cidr *proxy_from;
+    int nproxy_from;
+    int proxy_from_unix;
+    int forwarded_host;             /* a trusted peer's X-Forwarded-Host and
+                                     * -Port are believed too */
     uint64_t sent;                  /* response bytes the sockets took, or the loop
                                      * took over to send later: what %b counts */
     /* --access-log: the requests kd_conn_error answered without the
@@ -256,6 +262,12 @@ void kd_loop_free(kd_loop *l);
  * header_timeout, is closed without an answer. 0, or -1 with errno set. */
 int kd_loop_set_proxies(kd_loop *l, const kd_cidr *blocks, int nblocks, int trust_unix,
                         const unsigned char *proxy_protocol, int n);
+
+/* The peers whose PROXY header is taken (blocks, and with unix_ok every
+ * peer on a unix socket); a connection from another peer on a PROXY
+ * listener is closed at once, unread. Not called: every peer. 0, or -1
+ * with errno set. */
+int kd_loop_set_proxy_sources(kd_loop *l, const kd_cidr *blocks, int nblocks, int unix_ok);
 
 /* Pools: routes[] (prefix, send_fd; the default pool's prefix is empty),
  * my_route the one this worker serves, recv_fd its queue, listen whether

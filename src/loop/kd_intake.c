@@ -37,6 +37,26 @@ int kd_loop_set_proxies(kd_loop *l, const kd_cidr *blocks, int nblocks, int trus
     return 0;
 }
 
+int kd_loop_set_proxy_sources(kd_loop *l, const kd_cidr *blocks, int nblocks, int unix_ok)
+{
+    kd_cidr *copy = NULL;
+    if (nblocks < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (nblocks > 0) {
+        if (!(copy = malloc(sizeof *copy * (size_t)nblocks)))
+            return -1;
+        memcpy(copy, blocks, sizeof *copy * (size_t)nblocks);
+    }
+    free(l->proxy_from);
+    l->proxy_from = copy;
+    l->nproxy_from = nblocks;
+    l->proxy_from_unix = unix_ok;
+    l->proxy_from_set = 1;
+    return 0;
+}
+
 /* Slot for fd; connection structs and their buffers are reused, so a
  * connection costs no allocation once the worker is warm. */
 static kd_conn *conn_slot(kd_loop *l, int fd)
@@ -148,6 +168,16 @@ static int peer_trusted(const kd_loop *l, const kd_conn *c, int on_unix)
            kd_cidr_match(l->trusted, l->ntrusted, &a);
 }
 
+/* Whether c's peer may send a PROXY header. */
+static int proxy_source(const kd_loop *l, const kd_conn *c, int on_unix)
+{
+    kd_addr a;
+    if (on_unix)
+        return l->proxy_from_unix;
+    return l->nproxy_from && kd_addr_parse(c->remote_addr, c->remote_addr_len, &a) == 0 &&
+           kd_cidr_match(l->proxy_from, l->nproxy_from, &a);
+}
+
 /* The PROXY header due on c. 1 when it is read (its source address is
  * now c's), 0 when there is nothing more to do now: more bytes are
  * awaited, or the connection was closed. The bytes are a proxy's, not an
@@ -218,6 +248,11 @@ void kd_accept_one(kd_loop *l, int li)
         c->remote_port = ntohs(a->sin6_port);
     }
     c->remote_addr_len = strlen(c->remote_addr);
+    /* a PROXY header names the client: only the proxies named may send one */
+    if (c->proxy_wait && l->proxy_from_set && !proxy_source(l, c, ss.ss_family == AF_UNIX)) {
+        kd_conn_close(l, c);
+        return;
+    }
     /* behind a proxy (the PROXY header, when one is due, decides instead) */
     if ((l->ntrusted || l->trust_unix) && !c->proxy_wait)
         c->trusted = peer_trusted(l, c, ss.ss_family == AF_UNIX);

@@ -110,6 +110,7 @@ void kd_loop_free(kd_loop *l)
     free(l->queue);
     free(l->spare);
     free(l->trusted);
+    free(l->proxy_from);
     close(l->epfd);
     free(l);
 }

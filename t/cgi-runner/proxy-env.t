@@ -2,7 +2,7 @@
 # in every --cgi-mode, as mod_remoteip's do under Apache: REMOTE_ADDR and
 # REMOTE_PORT are the client's, X-Forwarded-Proto: https gives HTTPS=on
 # and REQUEST_SCHEME https, SERVER_PORT and SERVER_NAME the forwarded
-# port and host.
+# port and host (--forwarded-host).
 use strict;
 use warnings;
 use lib 't/lib';
@@ -31,7 +31,7 @@ sub cgi_env {
 }
 
 for my $mode (qw(fork exec registry perlrun)) {
-    my $server = start_proxied(no_app => 1, args => ['--cgi-bin', $root, '--cgi-mode', $mode, '--trusted-proxy', '127.0.0.1']);
+    my $server = start_proxied(no_app => 1, args => ['--cgi-bin', $root, '--cgi-mode', $mode, '--trusted-proxy', '127.0.0.1', '--forwarded-host']);
     my $get = sub { my $r = request(@_); $r =~ s{GET /who }{GET /cgi-bin/env.cgi }; $r };
 
     my $env = cgi_env($server->port, $get->('X-Forwarded-For' => '203.0.113.9:4711, 127.0.0.1',

@@ -1,4 +1,4 @@
-# --trusted-proxy and --proxy-protocol refuse what they cannot use with a
+# --trusted-proxy, --proxy-protocol and --proxy-protocol-from refuse what they cannot use with a
 # one-line message naming the option and a non-zero exit, before anything
 # is served: a value that is not an address or block, and an address
 # that names no listener.
@@ -22,6 +22,9 @@ for my $case (
     [['--trusted-proxy'], qr/^kamado: Option trusted-proxy requires an argument/],
     [['--proxy-protocol', '127.0.0.1:1'], qr/^kamado: --proxy-protocol 127\.0\.0\.1:1 names no listener \(listening at 127\.0\.0\.1:\d+\)$/],
     [['--proxy-protocol', 'nonsense'], qr/^kamado: --proxy-protocol nonsense names no listener/],
+    [['--proxy-protocol', '127.0.0.1:1', '--proxy-protocol-from', '10.0.0.0/33'],
+        qr/^kamado: --proxy-protocol-from '10\.0\.0\.0\/33' is not an address or CIDR block/],
+    [['--proxy-protocol-from', '10.0.0.0/8'], qr/^kamado: --proxy-protocol-from needs --proxy-protocol/],
 ) {
     my ($args, $want) = @$case;
     my $r = run_kamado('--listen', '127.0.0.1:0', "$dir/app.psgi", @$args);

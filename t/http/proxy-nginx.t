@@ -3,7 +3,12 @@
 # loopback) and nginx to kamado from 127.0.0.1, the one --trusted-proxy:
 #   - http {}: proxy_pass with X-Forwarded-For $proxy_add_x_forwarded_for
 #     and X-Forwarded-Proto; a client's own forged X-Forwarded-For is left
-#     of nginx's and never read;
+#     of nginx's and never read; a client's own X-Forwarded-Host and -Port,
+#     which this nginx passes through as it sets neither, do not reach
+#     HTTP_HOST, SERVER_NAME or SERVER_PORT (kamado has no
+#     --forwarded-host);
+#   - the same with examples/nginx.conf's settings, which set both, and a
+#     kamado given --forwarded-host: the host and port the client used;
 #   - stream {}: proxy_protocol on to a --proxy-protocol listener (nginx's
 #     stream module, Debian's libnginx-mod-stream): REMOTE_ADDR and
 #     REMOTE_PORT are the client's own socket's.
@@ -27,10 +32,20 @@ my $stream_module = '/usr/lib/nginx/modules/ngx_stream_module.so';
 ok -f $stream_module, 'nginx has its stream module (dev/deps: libnginx-mod-stream)';
 
 my $kamado = start_proxied(args => ['--trusted-proxy', '127.0.0.1/32']);
+my $kamado_fh = start_proxied(args => ['--trusted-proxy', '127.0.0.1/32', '--forwarded-host']);
+# the proxy_set_header lines of script/kamado's POD, and of examples/nginx.conf
+my ($pod_headers) = do { local (@ARGV, $/) = 'script/kamado'; <> } =~ /^=head1 BEHIND A PROXY.*?^    location \/ \{\n(.*?)^    \}/ms
+    or die 'no nginx snippet in the POD';
+my $example_headers = join '', grep { /^\s*proxy_set_header (?:Host|X-)/ }
+    do { open my $in, '<', 'examples/nginx.conf' or die $!; <$in> };
+$_ = join '', map { "            $_\n" } grep { /proxy_set_header/ } map { s/^\s+//r } split /\n/ for $pod_headers, $example_headers;
+like $example_headers, qr/X-Forwarded-Host \$host;.*X-Forwarded-Port \$server_port;/s,
+    'examples/nginx.conf sets X-Forwarded-Host and -Port';
+is $pod_headers, $example_headers, 'the nginx snippet of the POD sets the same fields';
 
 my $dir = tempdir(CLEANUP => 1);
-my @free = map { IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 1, ReuseAddr => 1) or die $@ } 1, 2;
-my ($http_port, $stream_port) = map { $_->sockport } @free;
+my @free = map { IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 1, ReuseAddr => 1) or die $@ } 1 .. 3;
+my ($http_port, $stream_port, $example_port) = map { $_->sockport } @free;
 close $_ for @free;
 my $load = -f $stream_module ? "load_module $stream_module;" : '';
 my $stream = -f $stream_module ? <<"STREAM" : '';
@@ -66,6 +81,12 @@ http {
             proxy_set_header X-Forwarded-Proto https;
         }
     }
+    server {
+        listen 127.0.0.1:$example_port;
+        location / {
+            proxy_pass http://127.0.0.1:${\ $kamado_fh->port};
+$example_headers        }
+    }
 }
 $stream
 CONF
@@ -94,8 +115,18 @@ sub through {
 }
 
 SKIP: {
-    skip 'nginx did not start', 8 unless $up;
-    my ($cport, $env, $got) = through($http_port, request('X-Forwarded-For' => '6.6.6.6'));
+    skip 'nginx did not start', 14 unless $up;
+    my ($cport, $env, $got) = through($http_port, request('X-Forwarded-Host' => 'evil.example', 'X-Forwarded-Port' => 8443));
+    ok $env, 'http: a client\'s own X-Forwarded-Host and -Port, served' or diag $got;
+    is $env->{HTTP_HOST}, 'kamado.test', 'http: HTTP_HOST is the Host nginx sent, not the client\'s X-Forwarded-Host';
+    is $env->{SERVER_NAME}, '127.0.0.1', 'http: SERVER_NAME is the listener\'s, not the client\'s X-Forwarded-Host';
+    is $env->{SERVER_PORT}, 443, 'http: SERVER_PORT follows X-Forwarded-Proto, not the client\'s X-Forwarded-Port';
+
+    ($cport, $env, $got) = through($example_port, request('X-Forwarded-Host' => 'evil.example', 'X-Forwarded-Port' => 8443));
+    is "$env->{HTTP_HOST} $env->{SERVER_NAME} $env->{SERVER_PORT}", "kamado.test kamado.test $example_port",
+        'examples/nginx.conf and --forwarded-host: the host and port the client used, as nginx set them';
+
+    ($cport, $env, $got) = through($http_port, request('X-Forwarded-For' => '6.6.6.6'));
     ok $env, 'http: served through nginx' or diag $got;
     is $env->{REMOTE_ADDR}, '127.0.0.2', 'http: REMOTE_ADDR is the client nginx saw';
     is $env->{HTTP_X_FORWARDED_FOR}, '6.6.6.6, 127.0.0.2', 'http: nginx appended it to the forged one';

@@ -53,6 +53,6 @@ like $res && $res->{body}, qr/^REMOTE_ADDR=192\.0\.2\.77$/m, 'keep-alive: the se
 ($env) = ask($server->port, request());
 is $env->{REMOTE_ADDR}, '127.0.0.1', 'the plain listener: the peer';
 is $env->{'kamado.peer_addr'}, '(none)', 'the plain listener: no kamado.peer_addr';
-like $server->log, qr/accepting connections at 127\.0\.0\.1:\d+, 127\.0\.0\.1:$port \(PROXY protocol\)/,
+like $server->log, qr{accepting connections at 127\.0\.0\.1:\d+, 127\.0\.0\.1:$port \(PROXY protocol from 127\.0\.0\.0/8 ::1 unix:\)},
     'the start-up line names the PROXY protocol listener';
 done_testing;

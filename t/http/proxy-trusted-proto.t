@@ -1,7 +1,10 @@
 # --trusted-proxy: from a trusted peer, X-Forwarded-Proto gives
-# psgi.url_scheme (and HTTPS=on for https), X-Forwarded-Port SERVER_PORT,
-# X-Forwarded-Host HTTP_HOST and SERVER_NAME; values that are not one
-# scheme, port or host are ignored.
+# psgi.url_scheme (and HTTPS=on for https); with --forwarded-host,
+# X-Forwarded-Port SERVER_PORT, X-Forwarded-Host HTTP_HOST and
+# SERVER_NAME; values that are not one scheme, port or host are ignored.
+# Without --forwarded-host, those two are the client's own (a proxy that
+# does not set them passes a client's through): HTTP_HOST, SERVER_NAME and
+# SERVER_PORT stay the request's.
 use strict;
 use warnings;
 use lib 't/lib';
@@ -9,7 +12,7 @@ use Test::More;
 use Kamado::Test qw(start_server);
 use Kamado::Test::Proxy qw(ENV_APP ask request);
 
-my $server = start_server(app => ENV_APP, args => ['--trusted-proxy', '127.0.0.1']);
+my $server = start_server(app => ENV_APP, args => ['--trusted-proxy', '127.0.0.1', '--forwarded-host']);
 my $port = $server->port;
 my $none = '(none)';
 
@@ -38,5 +41,22 @@ for my $case (
     ok $env, "$name: served" or diag $got;
     is_deeply [@$env{'psgi.url_scheme', 'HTTPS', 'SERVER_PORT', 'SERVER_NAME', 'HTTP_HOST'}], $want,
         "$name: psgi.url_scheme, HTTPS, SERVER_PORT, SERVER_NAME, HTTP_HOST";
+}
+$server->stop;
+
+$server = start_server(app => ENV_APP, args => ['--trusted-proxy', '127.0.0.1']);
+$port = $server->port;
+for my $case (
+    ['https: the scheme is still taken', ['X-Forwarded-Proto' => 'https'], ['https', 'on', 443, '127.0.0.1', 'kamado.test']],
+    ['a host and a port are not', ['X-Forwarded-Host' => 'evil.example', 'X-Forwarded-Port' => 8443],
+        ['http', $none, $port, '127.0.0.1', 'kamado.test']],
+    ['nor a host with its port', ['X-Forwarded-Proto' => 'https', 'X-Forwarded-Host' => 'evil.example:8443'],
+        ['https', 'on', 443, '127.0.0.1', 'kamado.test']],
+) {
+    my ($name, $fields, $want) = @$case;
+    my ($env, $got) = ask($port, request(@$fields));
+    ok $env, "without --forwarded-host, $name: served" or diag $got;
+    is_deeply [@$env{'psgi.url_scheme', 'HTTPS', 'SERVER_PORT', 'SERVER_NAME', 'HTTP_HOST'}], $want,
+        "without --forwarded-host, $name: psgi.url_scheme, HTTPS, SERVER_PORT, SERVER_NAME, HTTP_HOST";
 }
 done_testing;
