@@ -4,6 +4,8 @@ use strict;
 use warnings;
 
 use Cwd ();
+use File::Basename ();
+use File::Find ();
 use List::Util ();
 use POSIX ();
 use Time::HiRes ();
@@ -31,6 +33,22 @@ sub ignored {
     return $path =~ $IGNORE || ($path =~ m{(?:^|/)([0-9]{4})\z} && $1 >= 4913 && $1 <= 5036);
 }
 
+# The files kamado writes itself (FILE, and the temporary names it
+# writes FILE under before renaming it into place: the scoreboard's
+# FILE.XXXXXX, the pid file's .NAME.PID.NNNNNN), as one pattern of
+# absolute paths; a file that does not exist yet is named by its
+# directory's absolute path.
+sub own_files {
+    my (@files) = @_;
+    my @res;
+    for my $file (grep { defined } @files) {
+        my $dir = Cwd::abs_path(File::Basename::dirname($file)) // next;
+        my $name = File::Basename::basename($file);
+        push @res, qr{\Q$dir/$name\E(?:\.[A-Za-z0-9]{6})?}, qr{\Q$dir/.$name.\E[0-9]+\.[0-9]{6}};
+    }
+    return @res ? do { my $any = join '|', @res; qr{\A(?:$any)\z} } : qr{(?!)};
+}
+
 # start(dirs => [...], ignore => [files]): forks the watcher; returns the
 # object the supervisor polls, or dies naming what is wrong.
 sub start {
@@ -41,7 +59,7 @@ sub start {
     for my $path (sort { length $a <=> length $b } map { Cwd::abs_path($_) // $_ } $arg{dirs}->@*) {
         push @dirs, $path unless grep { $path eq $_ || index($path, "$_/") == 0 } @dirs;
     }
-    my %ignore = map { ((Cwd::abs_path($_) // $_) => 1) } grep { defined } ($arg{ignore} // [])->@*;
+    my $own = own_files(($arg{ignore} // [])->@*);
     pipe(my $r, my $w) or die "kamado: --reload: can't create a pipe: $!\n";
     my ($pid, $mask) = Kamado::Process::fork_signals_blocked();
     die "kamado: --reload: can't fork the watcher: $!\n" unless defined $pid;
@@ -56,6 +74,11 @@ sub start {
     $SIG{$_} = 'IGNORE' for qw(HUP TTIN TTOU USR1 PIPE);
     Kamado::Process::started($parent, $mask);
     Kamado::Log->set_role('watcher');
+    # Filesys::Notify::Simple's scan follows symbolic links (File::Find's
+    # follow_fast): a link to /usr would set a watch on each directory of
+    # it. This one stays in the tree.
+    no warnings 'redefine';
+    *Filesys::Notify::Simple::_full_scan = \&_scan;
     my $notify = Filesys::Notify::Simple->new(\@dirs);
     # watch from now on, so that a change made once "watching" is logged
     # is seen (else the watches are set by the first wait)
@@ -64,12 +87,33 @@ sub start {
     while (1) {
         $notify->wait(sub {
             for my $path (map { $_->{path} } @_) {
-                next if $ignore{$path} || ignored($path);
+                next if $path =~ $own || ignored($path);
                 syswrite $w, "$path\n" or POSIX::_exit(0);
             }
         });
         POSIX::_exit(0) if getppid != $parent;
     }
+}
+
+# What Filesys::Notify::Simple's _full_scan returns, for the trees under
+# @paths without following a symbolic link: {directory => {path => stat}}.
+sub _scan {
+    my (@paths) = @_;
+    my %map;
+    for my $path (@paths) {
+        my $root = Cwd::realpath($path) // next;
+        File::Find::finddepth({
+            no_chdir => 1,
+            wanted   => sub {
+                my $name = $File::Find::name;
+                return if $name eq $root;
+                my @st = lstat $name;
+                $map{$File::Find::dir}{$name} = { path => $name, mtime => $st[9], size => $st[7], is_dir => -d _ };
+            },
+        }, $root);
+        $map{$root} //= {};
+    }
+    return \%map;
 }
 
 sub pid  { $_[0]{pid} }
@@ -161,8 +205,10 @@ process, C<kamado reload watcher>, a child of the supervisor, that
 reports every changed path under the directories on a pipe. Editors'
 temporary and backup files (C<.swp>, C<~>, C<.#name>, vim's numbered
 probe files), C<.git>, C<.svn> and C<.hg> directories, C<*.log> files and
-the files named in C<ignore> (kamado's own log, pid and scoreboard files)
-do not count. The supervisor waits for the watches with
+the files named in C<ignore> (kamado's own log, pid and scoreboard files,
+and the temporary names the scoreboard and the pid file are written
+under before they are renamed into place) do not count. Symbolic links
+are not followed: a directory reached through one is not watched. The supervisor waits for the watches with
 C<wait_watching>, and asks C<settled> in its loop: the changed files,
 once 0.3 s pass without another change (an editor's save, a git
 checkout: one reload), and it reloads (see L<Kamado::Supervisor>). A directory created after the start is not
