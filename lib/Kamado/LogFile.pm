@@ -81,7 +81,7 @@ the process's user or by C<owner>'s uid; or a character device owned by
 root, such as F</dev/null>. Anything else is closed and refused, with
 why. A file it creates gets C<owner> (the B<--user> and its group), so
 that the unprivileged processes can open it again on USR1 without
-being able to write the directory (L<Kamado::LogKeeper> creates it
+being able to write the directory (L<Kamado::Keeper> creates it
 then).
 
 Only the last part of the path is checked: the directories above it

@@ -13,14 +13,21 @@ use Kamado::Log;
 # root writes, such as /run.
 
 # Writes $$ to $path (a temporary file renamed over it, so a reader never
-# sees it half written); dies with one line when a live kamado holds it.
-# The object removes the file when it goes out of scope in this process.
+# sees it half written); dies with one line when a live kamado holds it,
+# or, given the --user's ids (Kamado::Privileges) as root, when that user
+# could write the directory. The object removes the file when it goes
+# out of scope in this process (unless handed over).
 sub create {
-    my ($class, $path) = @_;
+    my ($class, $path, $ids) = @_;
     if (defined(my $pid = $class->holder($path))) {
         die "kamado: --pid-file $path: kamado is already running as pid $pid\n";
     }
     my $dir = File::Basename::dirname($path);
+    if ($ids && defined $ids->{uid} && $ids->{uid} != 0 && $> == 0 && writable_by($dir, $ids)) {
+        # root signals the pid in it (logrotate's postrotate, an init script)
+        die "kamado: --pid-file $path: --user $ids->{user} can write $dir, and so put any pid there"
+            . " for root to signal; give it a directory only root writes (such as /run)\n";
+    }
     my ($tmp, $fh);
     for my $try (1 .. 10) {
         $tmp = sprintf '%s/.%s.%d.%06d', $dir, File::Basename::basename($path), $$, int rand 1e6;
@@ -57,17 +64,36 @@ sub holder {
     return $pid;
 }
 
+# Whether the user of $ids ({uid, groups}) may create or replace files
+# in $dir: its owner with u+w, one of its groups with g+w, or anyone
+# with o+w (sticky or not: a name removed at exit may be taken).
+sub writable_by {
+    my ($dir, $ids) = @_;
+    my @st = stat $dir or return 0;
+    my $mode = $st[2];
+    return 1 if $mode & 0002;
+    return 1 if $st[4] == $ids->{uid} && $mode & 0200;
+    return 1 if $mode & 0020 && grep { $_ == $st[5] } ($ids->{groups} // [])->@*;
+    return 0;
+}
+
 sub path { $_[0]{path} }
 
-# Removes the file if it still holds this process's pid (another server
-# may have taken the path over since).
+# Another process (Kamado::Keeper, which kept root) removes the file: in
+# this one, remove does nothing from now on.
+sub hand_over { $_[0]{handed_over} = 1 }
+
+# Removes the file if it still holds the pid of the process that
+# created it (another server may have taken the path over since): in
+# that process, or in the keeper it was handed over to ($by 'keeper').
 sub remove {
-    my ($self) = @_;
-    return if $self->{removed}++ || $$ != $self->{pid};
+    my ($self, $by) = @_;
+    my $keeper = ($by // '') eq 'keeper';
+    return if $self->{removed}++ || (!$keeper && ($$ != $self->{pid} || $self->{handed_over}));
     open my $fh, '<', $self->{path} or return;
     my $pid = <$fh> // '';
     close $fh;
-    return unless $pid =~ /\A\s*([0-9]+)\s*\z/ && $1 == $$;
+    return unless $pid =~ /\A\s*([0-9]+)\s*\z/ && $1 == $self->{pid};
     unlink $self->{path}
         or Kamado::Log->warn("can't remove --pid-file $self->{path}: $!");
 }
@@ -91,11 +117,16 @@ removed at exit
 =head1 DESCRIPTION
 
 C<create> refuses (dies with one line naming the file and the pid) when
-the file names a live kamado process; a file left by one that died, or
+the file names a live kamado process, and, started as root and given
+the B<--user>'s ids, when that user could write the file's directory
+(root signals the pid it reads there); a file left by one that died, or
 whose pid now belongs to a process that is not kamado, is replaced. The
 file is written to a temporary name in the same directory, mode 0644,
 and renamed into place. C<remove> deletes it only when it still holds
 this process's pid, and only in the process that created it (never in a
-forked child).
+forked child), or, once C<hand_over> was called, only in the
+L<Kamado::Keeper> it was handed to (C<remove('keeper')>, in that forked
+child), which is root and can remove it from a directory B<--user>
+cannot write.
 
 =cut

@@ -10,7 +10,7 @@ use Kamado::CGI ();
 use Kamado::ErrorLog;
 use Kamado::Hooks;
 use Kamado::Log;
-use Kamado::LogKeeper;
+use Kamado::Keeper;
 use Kamado::Notify;
 use Kamado::PidFile;
 use Kamado::Prefork;
@@ -220,7 +220,7 @@ sub serve {
     # written as root, before the listeners (a second server started by
     # mistake stops here, naming the pid, not at its bind); removed when
     # this scope ends, by a return or a die
-    my $pid_file = defined $opt->{pid_file} ? Kamado::PidFile->create($opt->{pid_file}) : undef;
+    my $pid_file = defined $opt->{pid_file} ? Kamado::PidFile->create($opt->{pid_file}, $ids) : undef;
     my $watch = $opt->{reload} ? $class->reload_watch($opt, $app{watch}) : undef;
     Kamado::Notify->init;
     my @listeners = Kamado::Runner::Listeners->app($opt);
@@ -229,9 +229,11 @@ sub serve {
     $_->set_access(defined $opt->{socket_mode} ? oct $opt->{socket_mode} : undef, $ids ? @$ids{qw(uid gid)} : ())
         for @listeners, $status_listener // ();
     my @log_files = grep { defined && $_ ne '-' && !/\Asyslog(?::.*)?\z/s } @$opt{qw(error_log access_log)};
-    # (USR1 makes the files anew as root: the log directory is root's)
-    my $log_keeper = @owner && @log_files && $opt->{workers}
-        ? Kamado::LogKeeper->start(paths => \@log_files, @owner) : undef;
+    # root's files stay root's business: USR1 makes the logs anew, the
+    # end removes the pid file, in directories --user cannot write
+    my $keeper = @owner && (@log_files || $pid_file) && $opt->{workers}
+        ? Kamado::Keeper->start(logs => \@log_files, @owner, pid_file => $pid_file) : undef;
+    $pid_file->hand_over if $keeper && $pid_file;
     Kamado::Privileges->drop($ids) if $ids;
     $class->load_modules($app{modules});
     my $as_root = $> == 0;
@@ -294,10 +296,10 @@ sub serve {
             on_ready     => $on_ready,
             status_listener => $status_listener,
             status_args  => { pools => $opt->{pool} // [], show_query => $opt->{status_query} },
-            log_keeper   => $log_keeper,
+            keeper       => $keeper,
         )->run;
     }
-    $log_keeper->stop if $log_keeper;
+    $keeper->stop if $keeper;
     # a late TERM (a second one, or systemd's) must not turn a clean exit
     # into death by signal while Perl shuts down
     $SIG{$_} = 'IGNORE' for qw(TERM QUIT INT HUP);

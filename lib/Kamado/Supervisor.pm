@@ -47,7 +47,7 @@ sub new {
         on_ready     => $args{on_ready},       # once the first generation serves
         load_timeout => $args{load_timeout} // 60,    # seconds; 0: none
         watch        => $args{watch},          # --reload: {dirs => [...], ignore => [...]}
-        log_keeper   => $args{log_keeper},     # Kamado::LogKeeper, root's, or undef
+        keeper       => $args{keeper},         # Kamado::Keeper, root's, or undef
         generations  => {},                    # pid => Kamado::Supervisor::Generation
         number       => 0,
         # --status-listen: answered by a process of its own
@@ -104,7 +104,7 @@ sub _run {
         $self->_check_watcher;
         if (delete $signal{reopen}) {
             # the files logrotate moved away are made anew, as root
-            Kamado::Log->error("USR1: $_") for $self->{log_keeper} ? $self->{log_keeper}->prepare : ();
+            Kamado::Log->error("USR1: $_") for $self->{keeper} ? $self->{keeper}->prepare : ();
             Kamado::Log->notice('USR1: reopened ' . Kamado::ErrorLog->path)
                 if Kamado::ErrorLog->path && Kamado::ErrorLog->reopen;
             # (for the generations started from now on)
@@ -192,7 +192,7 @@ sub _start_generation {
         # generations' boards, are not the new generation's)
         in_child => sub {
             $self->{status_process}->close_inherited;
-            $self->{log_keeper}->close_inherited if $self->{log_keeper};
+            $self->{keeper}->close_inherited if $self->{keeper};
             $_->{board} = undef for values $self->{generations}->%*;
         },
     );

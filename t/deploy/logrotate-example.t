@@ -1,12 +1,15 @@
 # examples/logrotate/kamado: after the log is moved away, its postrotate
 # command (run by sh, as logrotate runs it, with the paths moved into a
 # temporary directory) finds kamado by --pid-file and sends USR1; kamado
-# logs to a new file at the same path.
+# logs to a new file at the same path. The command runs as root: a pid
+# file that names another process (a user who could write it put that
+# pid there) gets it no signal, and USR1 would have ended it.
 use strict;
 use warnings;
 use lib 't/lib';
 use Test::More;
 use File::Temp ();
+use POSIX ();
 use Kamado::Test qw(start_server read_response eventually);
 use Kamado::Test::HTTP qw(slurp);
 
@@ -33,4 +36,18 @@ ok eventually(sub {
     (slurp($log) // '') =~ /^request$/m;
 }), 'and the workers log there';
 is $server->stop, 0, 'TERM: exit 0';
+
+my $victim = fork // die $!;
+if (!$victim) { exec 'sleep', '300' or POSIX::_exit(111) }
+for my $text ("$victim\n", "../$victim\n", "$victim; touch $dir/owned\n") {
+    open my $pf, '>', "$dir/kamado.pid" or die $!;
+    print $pf $text;
+    close $pf;
+    system('sh', '-c', "$postrotate 2>/dev/null");
+    ok kill(0, $victim) && waitpid($victim, POSIX::WNOHANG()) == 0, 'a pid file naming another process ('
+        . ($text =~ s/\n//r) . '): it gets no signal';
+}
+ok !-e "$dir/owned", 'and nothing in the file is run';
+kill KILL => $victim;
+waitpid $victim, 0;
 done_testing;

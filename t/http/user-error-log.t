@@ -2,7 +2,7 @@
 # directory only root may write (as it must be): the files are opened
 # before the drop, so files only root may write get the log (the ready
 # line, the app's STDERR) and the requests' lines. Moved away
-# (logrotate) and USR1 sent, the log keeper, which kept root, makes them
+# (logrotate) and USR1 sent, the keeper, which kept root, makes them
 # anew, owned by nobody, and every process (supervisor, generation,
 # workers), now nobody, reopens them and goes on in the new files.
 use strict;
@@ -50,7 +50,7 @@ for my $file ($log, $access) {
     is $st[2] & 07777, 0644, 'mode 0644';
 }
 my @procs = ($server->pid, $server->generations, $server->workers);
-my @fd2 = grep { (readlink("/proc/$_/fd/2") // '') =~ m{/error\.log} } @procs;   # (not the log keeper)
+my @fd2 = grep { (readlink("/proc/$_/fd/2") // '') =~ m{/error\.log} } @procs;   # (not the keeper)
 cmp_ok scalar(@fd2), '>=', 4, 'a supervisor, a generation, two workers';
 ok eventually(sub { !grep { (readlink("/proc/$_/fd/2") // '') ne $log } @fd2 }), 'all of them reopened it';
 unlike $read->("$log.1") . $read->($log), qr/can't reopen/, 'no process failed to';
