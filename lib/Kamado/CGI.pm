@@ -70,8 +70,9 @@ sub to_app {
 # from what its mapping found the first time (kept only for paths without
 # a symbolic link: they need realpath each time) once what can have
 # changed is looked at again: the script is the same plain file (one
-# lstat: not changed, gone or made a link), the directories on the way
-# are still directories (not links), the index scripts before the one
+# lstat: not changed, gone or made a link), the root and the directories
+# on the way are still directories (not links) no one else may write (as
+# the mapper's suexec rule), the index scripts before the one
 # chosen are still absent, the .kamado-cgi files that decide its mode are
 # unchanged. Else the path is mapped again.
 sub call {
@@ -82,7 +83,7 @@ sub call {
         // return $self->_map_request($env);
     return $self->_map_request($env)
         unless pack('j5', (lstat $hit->{file})[0, 1, 2, 7, 9]) eq $hit->{lstat}
-        && !grep({ lstat; !-d _ } $hit->{dirs}->@*)
+        && !grep({ lstat; !-d _ || (stat _)[2] & 0002 } $self->{root}, $hit->{dirs}->@*)
         && !grep({ -f } $hit->{absent}->@*)
         && Kamado::CGI::ModeFile::key($hit->{mode_files}) eq $hit->{mode_key};
     return $self->_run($env, $hit);

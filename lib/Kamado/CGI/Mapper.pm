@@ -93,9 +93,16 @@ sub resolve {
         # chmod -R, an upload) must not run as code.
         return _deny(500, "$file: no #! line and no script extension (--cgi-ext): not run")
             unless $self->_script_name($base) || $self->_script_name($real) || _head($file) =~ /\A(?:#!|\x7fELF)/;
+        my @dirs = map { join '/', $self->{root}, @segments[0 .. $_] } 0 .. $#segments - 1;
+        # As suexec: what anyone may write, anyone may make run as the
+        # server's user.
+        for my $path ($self->{root}, @dirs, (defined $target ? $target =~ s{/[^/]+\z}{}r : ()), $file) {
+            my @st = stat $path or next;
+            return _deny(500, "$file: not run: " . ($path eq $file ? 'it' : $path)
+                . ' is writable by anyone (as suexec, such a script is refused)') if $st[2] & 0002;
+        }
         return { action => 'script', file => $file, path_info => $info, segments => \@segments, stat => \@stat,
-            cacheable => $cacheable, absent => \@absent,
-            dirs => [ map { join '/', $self->{root}, @segments[0 .. $_] } 0 .. $#segments - 1 ] };
+            cacheable => $cacheable, absent => \@absent, dirs => \@dirs };
     }
     # (no path info after a static file)
     return _deny(404) if length $info;
@@ -193,7 +200,10 @@ an editor's or a deploy's leftover (C<~>, C<#name#>, C<.bak>, C<.orig>,
 C<.rej>, C<.swp>, C<.swo>, C<.save>, C<.old>, C<.tmp>, C<.dist>, C<,v>,
 a trailing dot): 403.
 
-In both, a script that is not executable is a 500 (Apache's exec fails;
+In both, a script that anyone may write, or that lies in a directory
+anyone may write (the root, a directory on the way, or the directory of
+the file a link leads to), is a 500 and a log line naming it, as suexec
+refuses it. A script that is not executable is a 500 (Apache's exec fails;
 the answer carries a log line naming the file), and so is one that has
 neither a C<#!> line nor the look of a program unless its name (or the
 name of the file a link leads to) has a script extension, in which case
