@@ -98,7 +98,11 @@ sub run {
     # their replacement starts while they drain
     pipe(my $notice_r, my $notice_w) or die "Can't create a pipe: $!\n";
     $notice_w->autoflush(1);
-    $self->{notice_w} = $notice_w;
+    # a worker never waits on it: with thousands retiring at once the
+    # pipe fills, and a notice that does not fit is dropped (the worker's
+    # exit is seen anyway); workers close the reading end (Worker::main)
+    $notice_w->blocking(0);
+    @$self{qw(notice_r notice_w)} = ($notice_r, $notice_w);
     $self->_make_queues if $self->{pools}->@*;
 
     Kamado::Prefork::Worker::before_fork($self);

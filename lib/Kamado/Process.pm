@@ -81,7 +81,7 @@ sub how {
 
 # The shutdown loop: TERM to every child in %$children (pid => anything),
 # or INT when $flags->{now} is set, then waits until all are reaped
-# (on_reap is called with each pid). An INT that comes meanwhile
+# (on_reap is called with each pid, its wait status and its value). An INT that comes meanwhile
 # ($flags->{now}) passes INT on to those left. With a timeout (seconds; 0
 # or none waits for ever), those left then get KILL, after on_timeout is
 # called with their pids.
@@ -89,6 +89,11 @@ sub stop_children {
     my (%arg) = @_;
     my ($children, $flags) = @arg{qw(children flags)};
     my $timeout = $arg{timeout} || 0;
+    # Thousands of workers exit at once, many while kill() below is one
+    # op: a Perl handler would count more than 120 pending SIGCHLDs, and
+    # perl dies of it ("Maximal count of pending signals"), leaving them
+    # orphans. The loop polls instead.
+    local $SIG{CHLD} = 'DEFAULT';
     my $sent = $flags->{now} ? 'INT' : 'TERM';
     kill $sent, keys %$children;
     my $deadline = $timeout > 0 ? Time::HiRes::time() + $timeout : 'inf';
@@ -100,8 +105,8 @@ sub stop_children {
         my $pid = waitpid(-1, WNOHANG);
         last if $pid < 0;
         if ($pid > 0) {
-            delete $children->{$pid};
-            $arg{on_reap}->($pid, $?) if $arg{on_reap};
+            my $child = delete $children->{$pid};
+            $arg{on_reap}->($pid, $?, $child) if $arg{on_reap};
             next;
         }
         if (Time::HiRes::time() >= $deadline) {
@@ -110,7 +115,7 @@ sub stop_children {
             kill KILL => @left;
             $deadline = 'inf';
         }
-        Time::HiRes::sleep(0.05);    # SIGCHLD cuts it short
+        Time::HiRes::sleep(0.02);
     }
 }
 

@@ -315,7 +315,12 @@ sub _stop_all {
     my %number = map { ($_ => $gens->{$_}{number}) } keys %$gens;
     Kamado::Log->notice($signal->{now} ? 'INT: stopping at once' : 'stopping: the requests in progress are finished first');
     Kamado::Process::stop_children(children => $gens, flags => $signal,
-        on_reap => sub { Kamado::Log->info("generation $number{ $_[0] } has finished") if $number{ $_[0] } });
+        on_reap => sub {
+            my ($pid, $status, $gen) = @_;
+            my $said = $status && $gen ? $gen->said =~ s/\Aready\n//r =~ s/\s+\z//r : '';
+            $status ? Kamado::Log->error("generation $number{$pid} exited with " . Kamado::Process::how($status) . ($said ? ": $said" : ''))
+                : Kamado::Log->info("generation $number{$pid} has finished") if $number{$pid};
+        });
     # the status process last: it shows the generations while they drain
     $self->{status_process}->stop;
 }

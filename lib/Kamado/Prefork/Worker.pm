@@ -39,6 +39,9 @@ sub main {
     Kamado::Process::started($generation, $mask);
     $SIG{CHLD} = 'DEFAULT';
     srand;                             # every worker its own random sequence
+    # (the generation's end: a worker holding it would never see the
+    # pipe's reader gone)
+    close $self->{notice_r} if $self->{notice_r};
     my $notice = $self->{notice_w};
     my $app = $self->{app} // eval { my $app = $self->{loader}->(); $_->() for $self->{prepare}->@*; $app } // do {
         Kamado::Log->error("worker can't load the app: " . ($@ =~ s/\s+\z//r));
