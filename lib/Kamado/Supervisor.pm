@@ -30,7 +30,9 @@ use Kamado::Supervisor::StatusProcess;
 # it), so a generation that must go is killed with everything it started:
 # one that has not served within --load-timeout, and draining ones beyond
 # MAX_DRAINING or DRAIN_SLACK seconds past --graceful-timeout (their own
-# deadline has failed them).
+# deadline has failed them). A HUP (or a --reload) that would make more
+# than MAX_DRAINING drain waits until one has exited, so that no request
+# is cut off for it.
 #
 # With --reload, a watcher process (Kamado::Reload) reports changed
 # files; a reload is the same as HUP, once the changes have settled, and
@@ -96,10 +98,20 @@ sub _run {
         if (delete $signal{reload}) {
             if ($self->{pending}) {
                 Kamado::Log->notice('HUP: a new generation is still loading; this HUP is ignored');
+            } elsif ($self->_draining >= MAX_DRAINING) {
+                # a new one would push a third into draining: the oldest
+                # would have to be killed, its requests cut off
+                Kamado::Log->notice('HUP: ' . $self->_draining . ' generations are still finishing their requests;'
+                    . ' the new generation starts once one of them has exited') unless $self->{deferred}++;
             } else {
                 Kamado::Log->notice('HUP: loading the application afresh in a new generation');
                 $self->_reload('hup');
             }
+        }
+        if ($self->{deferred} && !$self->{pending} && $self->_draining < MAX_DRAINING) {
+            delete $self->{deferred};
+            Kamado::Log->notice('HUP: a draining generation has exited; loading the application afresh in a new generation');
+            $self->_reload('hup');
         }
         $self->_check_watcher;
         if (delete $signal{reopen}) {
@@ -163,7 +175,7 @@ sub _start_watcher {
 sub _check_watcher {
     my ($self) = @_;
     my $watcher = $self->{watcher} or return;
-    my @files = $watcher->settled($self->{pending}) or return;
+    my @files = $watcher->settled($self->{pending} || $self->{deferred} || $self->_draining >= MAX_DRAINING) or return;
     Kamado::Log->notice('--reload: ' . (@files > 3 ? scalar(@files) . " files changed, among them @files[0 .. 2]" : "changed: @files")
         . '; loading the application afresh in a new generation');
     $self->_reload('reload');
@@ -238,6 +250,12 @@ sub _check_pending {
     }
     $self->{current} = $pid;
     $self->{status_process}->tell("serving $pid");
+}
+
+# How many generations drain (told to, not killed).
+sub _draining {
+    my ($self) = @_;
+    return scalar grep { $_->{draining} && !$_->{killed} } values $self->{generations}->%*;
 }
 
 # The deadlines of generations that are not the serving one: loading
@@ -379,9 +397,10 @@ Each generation leads a process group with its workers. A generation
 that has not served within C<load_timeout> seconds (C<--load-timeout>,
 default 60; 0: none) is killed with its group (KILL) and logged; after HUP
 the serving one goes on and the next HUP loads again, at start kamado
-exits with the error. At most two generations drain at once: when a third
-would, the oldest draining one is killed with its workers, cutting off
-the requests they were serving; one still draining 5 s after
-C<--graceful-timeout> is killed too.
+exits with the error. At most two generations drain at once: a HUP (or
+a B<--reload>) that would make a third waits, logged, until one of them
+has exited, so their requests finish; one still draining 5 s after
+C<--graceful-timeout> is killed with its workers (the bound on that
+wait), and so, should a third ever drain, is the oldest.
 
 =cut
