@@ -3,7 +3,8 @@ use 5.024;
 use strict;
 use warnings;
 
-use Fcntl qw(O_WRONLY O_APPEND O_CREAT O_EXCL O_NOFOLLOW O_NONBLOCK F_GETFL F_SETFL S_ISREG S_ISCHR);
+use Fcntl qw(O_WRONLY O_APPEND O_CREAT O_EXCL O_NOFOLLOW O_NONBLOCK F_GETFL F_SETFL S_ISREG S_ISCHR S_ISLNK);
+use File::Basename ();
 
 # Opens --error-log and --access-log for appending in a way root may:
 # root opens them before --user takes effect, in a directory another
@@ -15,12 +16,16 @@ use Fcntl qw(O_WRONLY O_APPEND O_CREAT O_EXCL O_NOFOLLOW O_NONBLOCK F_GETFL F_SE
 # a symbolic link (O_NOFOLLOW), a regular file with more than one name (a
 # hard link to another file) or owned by anyone but root, this process's
 # user or OWNER, and anything but a regular file or a character device of
-# root's (/dev/null); a FIFO is not waited on (O_NONBLOCK).
+# root's (/dev/null); a FIFO is not waited on (O_NONBLOCK). Except for a
+# link root made in a directory only root writes (/dev/stdout): nobody
+# else could have put it there, so it is followed, to whatever it leads.
 sub open_append {
     my ($class, $path, %opt) = @_;
     my ($uid, $gid) = ($opt{owner} // [])->@*;
     my %owners = map { ($_ => 1) } 0, $>, $uid // ();
-    my $flags = O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK;
+    my @link = lstat $path;
+    my $roots = @link && S_ISLNK($link[2]) && $link[4] == 0 && _roots_only(File::Basename::dirname($path));
+    my $flags = O_WRONLY | O_APPEND | O_NONBLOCK | ($roots ? 0 : O_NOFOLLOW);
     my ($fh, $created);
     for (1 .. 2) {
         # created here, or opened as it is: a file removed in between is
@@ -33,7 +38,9 @@ sub open_append {
     return (undef, "$!") unless $fh;
     my @st = stat $fh or return (undef, "can't stat it: $!");
     my ($mode, $nlink, $owner) = @st[2, 3, 4];
-    if (S_ISREG($mode)) {
+    if ($roots) {
+        # (root's own choice: a pipe, a terminal, a file)
+    } elsif (S_ISREG($mode)) {
         return (undef, "it has $nlink names (a hard link); refused") if $nlink != 1;
         return (undef, 'it belongs to ' . (getpwuid($owner) // "uid $owner") . ', not to root'
             . (defined $uid ? ' or the --user' : '') . '; refused') unless $owners{$owner};
@@ -47,6 +54,13 @@ sub open_append {
     my $fl = fcntl $fh, F_GETFL, 0;
     fcntl $fh, F_SETFL, $fl & ~O_NONBLOCK if $fl;
     return ($fh);
+}
+
+# Whether DIR is root's and no one else may write in it.
+sub _roots_only {
+    my ($dir) = @_;
+    my @st = stat $dir or return 0;
+    return $st[4] == 0 && !($st[2] & 0022);
 }
 
 sub _why {
@@ -83,6 +97,10 @@ why. A file it creates gets C<owner> (the B<--user> and its group), so
 that the unprivileged processes can open it again on USR1 without
 being able to write the directory (L<Kamado::Keeper> creates it
 then).
+
+A symbolic link that root owns, in a directory root owns and no one
+else may write (F</dev/stdout>, F</dev/stderr>), is followed, and what it
+leads to is taken as it is: no one but root could have put it there.
 
 Only the last part of the path is checked: the directories above it
 must not be writable by B<--user>.

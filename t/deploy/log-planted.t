@@ -4,7 +4,8 @@
 # hard link, to a file only root may write (a stand-in for
 # /etc/cron.d/x), or with a file of another user: at the next start,
 # kamado refuses it, naming the path, and the target is left as it was.
-# A log file nobody owns, as USR1 leaves it, is taken.
+# A log file nobody owns, as USR1 leaves it, is taken, and so is a link
+# root made in a directory only root writes (/dev/stdout).
 use strict;
 use warnings;
 use lib 't/lib';
@@ -48,11 +49,17 @@ for my $case (
     is((stat $target)[2] & 07777, 0600, 'and keeps its mode');
 }
 
+# a link root made in a directory only root writes (/dev/stdout): followed
+my $server = start_server(app_file => $app, args => ['--user', 'nobody', '--access-log', '/dev/stdout']);
+read_response($server->send_get('/to-stdout'));
+ok eventually(sub { $server->log =~ m{"GET /to-stdout HTTP/1\.1" 200 } }), '--access-log /dev/stdout, root\'s link in /dev: followed';
+is $server->stop, 0, 'the server stops cleanly';
+
 # a file nobody owns (USR1 made it): taken
 my $dir = File::Temp->newdir;
 chmod 0755, "$dir" or die $!;
 _file("$dir/error.log", $uid);
-my $server = start_server(app_file => $app, no_wait => 1, args => ['--user', 'nobody', '--error-log', "$dir/error.log"]);
+$server = start_server(app_file => $app, no_wait => 1, args => ['--user', 'nobody', '--error-log', "$dir/error.log"]);
 ok eventually(sub { $read->("$dir/error.log") =~ /accepting connections/ }), "a log file of the --user's is taken";
 my $res = read_response($server->send_get('/'));
 ok eventually(sub { $read->("$dir/error.log") =~ /^app says $uid$/m }), 'and the app writes to it';
