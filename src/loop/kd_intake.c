@@ -14,30 +14,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-int kd_loop_set_proxies(kd_loop *l, const kd_cidr *blocks, int nblocks, int trust_unix,
-                        const unsigned char *proxy_protocol, int n)
-{
-    kd_cidr *copy = NULL;
-    if (nblocks < 0 || n < 0 || n > l->nlisteners) {
-        errno = EINVAL;
-        return -1;
-    }
-    if (nblocks > 0) {
-        if (!(copy = malloc(sizeof *copy * (size_t)nblocks)))
-            return -1;
-        memcpy(copy, blocks, sizeof *copy * (size_t)nblocks);
-    }
-    free(l->trusted);
-    l->trusted = copy;
-    l->ntrusted = nblocks;
-    l->trust_unix = trust_unix;
-    memset(l->proxy_protocol, 0, sizeof l->proxy_protocol);
-    if (n > 0)
-        memcpy(l->proxy_protocol, proxy_protocol, (size_t)n);
-    return 0;
-}
-
-int kd_loop_set_proxy_sources(kd_loop *l, const kd_cidr *blocks, int nblocks, int unix_ok)
+/* *list (of *n) becomes a copy of the nblocks blocks: 0, or -1 (the list
+ * unchanged) */
+static int set_blocks(kd_cidr **list, int *n, const kd_cidr *blocks, int nblocks)
 {
     kd_cidr *copy = NULL;
     if (nblocks < 0) {
@@ -49,9 +28,32 @@ int kd_loop_set_proxy_sources(kd_loop *l, const kd_cidr *blocks, int nblocks, in
             return -1;
         memcpy(copy, blocks, sizeof *copy * (size_t)nblocks);
     }
-    free(l->proxy_from);
-    l->proxy_from = copy;
-    l->nproxy_from = nblocks;
+    free(*list);
+    *list = copy;
+    *n = nblocks;
+    return 0;
+}
+
+int kd_loop_set_proxies(kd_loop *l, const kd_cidr *blocks, int nblocks, int trust_unix,
+                        const unsigned char *proxy_protocol, int n)
+{
+    if (n < 0 || n > l->nlisteners) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (set_blocks(&l->trusted, &l->ntrusted, blocks, nblocks) != 0)
+        return -1;
+    l->trust_unix = trust_unix;
+    memset(l->proxy_protocol, 0, sizeof l->proxy_protocol);
+    if (n > 0)
+        memcpy(l->proxy_protocol, proxy_protocol, (size_t)n);
+    return 0;
+}
+
+int kd_loop_set_proxy_sources(kd_loop *l, const kd_cidr *blocks, int nblocks, int unix_ok)
+{
+    if (set_blocks(&l->proxy_from, &l->nproxy_from, blocks, nblocks) != 0)
+        return -1;
     l->proxy_from_unix = unix_ok;
     l->proxy_from_set = 1;
     return 0;
