@@ -1,0 +1,222 @@
+package Kamado::Check::Probe;
+use 5.024;
+use strict;
+use warnings;
+
+use B ();
+use Cwd ();
+use File::Temp ();
+use JSON::PP ();
+use POSIX ();
+
+# The compile probe: a child perl compiles the script as the in-process
+# modes compile it (Kamado::CGI::Compile: the body of a named sub in a
+# package of its own, in the script's directory, with the
+# request-independent CGI environment), with warnings on, and reports
+# what only compiling shows: its compile error, perl's warnings ("will
+# not stay shared"), the %SIG handlers it set while compiling, the
+# request variables of %ENV it read then (BEGIN, `use constant`), and,
+# from a walk of the compiled op tree (B), the `/o` patterns that
+# interpolate, `state` variables and the named subs that close over the
+# wrapper's (the file's) lexicals. Its BEGIN blocks run, as under
+# `perl -c`: in a child, so nothing they do stays in the caller.
+
+our $TIMEOUT = 20;
+# %ENV names a request gives: read while compiling, they freeze one
+# request's data into the compiled script
+my $REQUEST_VAR = qr/\A(?:HTTP_\w+|QUERY_STRING|REQUEST_METHOD|REQUEST_URI|REMOTE_\w+|CONTENT_TYPE|CONTENT_LENGTH|PATH_INFO|PATH_TRANSLATED|AUTH_TYPE|HTTPS|UNIQUE_ID)\z/;
+
+# run(FILE, root => DIR) -> { error, warnings => [..], sig => [names],
+# warn_handler, env_read => [[name, file, line]..], keep => [[file, line]..],
+# state => [[file, line, name]..], closures => [[file, line, sub, names]..],
+# inc => [files of the tree loaded while compiling], carp_version }.
+sub run {
+    my ($class, $file, %a) = @_;
+    my $out = File::Temp->new;
+    my $err = File::Temp->new;
+    my @inc = map { "-I" . (Cwd::abs_path($_) // $_) } grep { !ref && -d } @INC;
+    my $pid = fork // die "kamado check: fork: $!\n";
+    if (!$pid) {
+        open STDIN, '<', '/dev/null';
+        open STDOUT, '>', '/dev/null';
+        open STDERR, '>&', $err;
+        POSIX::setpgid(0, 0);
+        no warnings "exec";
+        exec $^X, @inc, '-MKamado::Check::Probe', '-e', 'Kamado::Check::Probe::child(@ARGV)', '--',
+            $file, $a{root} // '', $out->filename;
+        POSIX::_exit(127);
+    }
+    my $timed_out;
+    {
+        local $SIG{ALRM} = sub { $timed_out = 1; kill 'KILL', -$pid; kill 'KILL', $pid };
+        alarm $TIMEOUT;
+        waitpid $pid, 0;
+        alarm 0;
+    }
+    my $json = do { local $/; my $fh = $out; seek $fh, 0, 0; <$fh> } // '';
+    my $stderr = do { local $/; my $fh = $err; seek $fh, 0, 0; <$fh> } // '';
+    my $r = length $json ? eval { JSON::PP->new->decode($json) } : undef;
+    $r //= { error => $timed_out ? "compiling took more than $TIMEOUT s" : ($stderr =~ /\S/ ? $stderr : "the compile probe ended (status $?)") };
+    $r->{stderr} = $stderr;
+    push $r->{warnings}->@*, $stderr =~ /^(.*? will not stay shared at .*)$/mg;
+    return $r;
+}
+
+# In the child: compile, look, write the findings as JSON to OUT.
+sub child {
+    my ($file, $root, $out) = @_;
+    my ($dir) = $file =~ m{\A(.*)/[^/]*\z};
+    $root = $dir unless length $root;
+    my %r = (warnings => [], sig => [], env_read => [], keep => [], state => [], closures => [], inc => []);
+    my $write = sub {
+        open my $fh, '>', $out or die "$out: $!";
+        print $fh JSON::PP->new->canonical->encode(\%r);
+        close $fh;
+    };
+    chdir $dir or do { $r{error} = "cannot chdir to $dir: $!"; $write->(); POSIX::_exit(0) };
+    require Kamado::CGI::Source;
+    require Kamado::CGI::Require;
+    my $src = eval { Kamado::CGI::Source->read($file) } or do { $r{error} = $@; $write->(); POSIX::_exit(0) };
+    my $package = 'Kamado::CGI::ROOT::probe';
+    (my $code = $src->{code}) =~ s/^(\s*package\s+)main(\s*;)/$1$package$2/mg;
+    my $wrapped = Kamado::CGI::Require::as_sub($package, '__kamado_cgi_script', $file, $code);
+    my %fixed = (PATH => $ENV{PATH} // '/usr/bin:/bin', GATEWAY_INTERFACE => 'CGI/1.1',
+        SERVER_SOFTWARE => 'Kamado', SERVER_NAME => 'localhost', SERVER_PORT => 80, SERVER_ADDR => '127.0.0.1',
+        SERVER_PROTOCOL => 'HTTP/1.1', SCRIPT_FILENAME => $file, SCRIPT_NAME => '/cgi-bin/' . ($file =~ m{([^/]+)\z})[0],
+        DOCUMENT_ROOT => $root);
+    my %sig_before = map { $_ => _handler($SIG{$_}) } keys %SIG;
+    my %inc_before = %INC;
+    my @read;
+    my $result;
+    {
+        no warnings 'redefine';
+        *CORE::GLOBAL::exit = sub { die bless [], 'Kamado::Check::Probe::Exit' };
+        local %ENV = %fixed;
+        tie local %ENV, 'Kamado::Check::Probe::Env', { %fixed }, \@read;
+        local $^W = 1;
+        $result = Kamado::CGI::Require::compile_source($wrapped);
+        $r{error} = ref $@ eq 'Kamado::Check::Probe::Exit' ? undef : "$@" if $@;
+        $r{exit_compiling} = 1 if ref $@ eq 'Kamado::Check::Probe::Exit';
+        untie %ENV;
+    }
+    $r{env_read} = [grep { $_->[0] =~ $REQUEST_VAR } @read];
+    for my $name (sort keys %SIG) {
+        next if _handler($SIG{$name}) eq ($sig_before{$name} // '');
+        if ($name eq '__WARN__') { $r{warn_handler} = 1 } else { push $r{sig}->@*, $name }
+    }
+    $r{carp_version} = $CGI::Carp::VERSION if defined &CGI::Carp::die;
+    $r{inc} = [sort grep { !is_system($_) } map { $INC{$_} } grep { !$inc_before{$_} && defined $INC{$_} && !ref $INC{$_} } keys %INC];
+    if (ref $result eq 'CODE') {
+        my %packages = ($package => 1, map { $_ => 1 } $code =~ /^\s*package\s+([\w:]+)\s*;/mg);
+        my @cvs = (B::svref_2object($result));
+        no strict 'refs';
+        for my $p (sort keys %packages) {
+            for my $name (sort keys %{"${p}::"}) {
+                next if $name eq '__kamado_cgi_script';
+                my $glob = \*{"${p}::$name"};
+                my $cv = B::svref_2object($glob)->CV;
+                next unless $cv->isa('B::CV') && ${ $cv->ROOT } && $cv->FILE =~ m{\A/} && !is_system($cv->FILE);
+                push @cvs, $cv;
+                my @outer = _outer_names($cv);
+                push $r{closures}->@*, [$cv->FILE, _first_line($cv), "$name", \@outer] if @outer;
+            }
+        }
+        _walk($_, \%r) for @cvs;
+    }
+    $write->();
+    POSIX::_exit(0);
+}
+
+# Whether PATH is in the system's perl library (the @INC this perl
+# started with, Kamado's own included): code there is not the script's.
+my @SYSTEM = map { Cwd::realpath($_) // $_ } grep { !ref && -d } @INC;
+sub is_system {
+    my ($path) = @_;
+    return scalar grep { index($path, "$_/") == 0 } @SYSTEM;
+}
+
+sub _handler { my $h = shift; defined $h ? (ref $h ? "$h" : $h) : '' }
+
+sub _outer_names {
+    my ($cv) = @_;
+    my ($names) = $cv->PADLIST->ARRAY;
+    return map { $_->PV } grep {
+        ${$_} && defined $_->PV && ($_->FLAGS & B::PADNAMEt_OUTER()) && !($_->FLAGS & B::PADNAMEt_OUR())
+            && $_->PV =~ /\A[\$\@%]/
+    } $names->ARRAY;
+}
+
+sub _first_line {
+    my ($cv) = @_;
+    my $op = $cv->START;
+    return $op && $$op && $op->can('line') ? $op->line : 0;
+}
+
+# The ops of CV: /o on an interpolated pattern, the introduction of a
+# state variable.
+sub _walk {
+    my ($cv, $r) = @_;
+    my ($file, $line) = ($cv->FILE, 0);
+    my ($names) = $cv->PADLIST->ARRAY;
+    my @todo = ($cv->ROOT);
+    my $visit;
+    $visit = sub {
+        my ($op) = @_;
+        return unless $op && $$op;
+        my $name = $op->name;
+        if ($op->isa('B::COP')) { ($file, $line) = ($op->file, $op->line) }
+        elsif ($op->isa('B::PMOP') && ($op->pmflags & B::PMf_KEEP()) && $op->flags & B::OPf_KIDS()) {
+            my $interpolates = 0;
+            for (my $k = $op->first; $$k; $k = $k->sibling) { $interpolates = 1 if $k->name eq 'regcomp' }
+            push $r->{keep}->@*, [$file, $line] if $interpolates;
+        }
+        elsif ($name =~ /\Apad[sah]v\z/ && ($op->private & B::OPpPAD_STATE())) {
+            my $pn = $names->ARRAYelt($op->targ);
+            push $r->{state}->@*, [$file, $line, $pn && $$pn ? $pn->PV : '?'];
+        }
+        if ($op->flags & B::OPf_KIDS()) {
+            for (my $k = $op->first; $$k; $k = $k->sibling) { $visit->($k) }
+        }
+    };
+    $visit->($cv->ROOT);
+    undef $visit;
+}
+
+package Kamado::Check::Probe::Env;
+require Tie::Hash;
+our @ISA = ('Tie::StdHash');
+
+# %ENV while the script compiles: records which names code of the tree
+# reads (a system module reading its own settings is not the script's)
+sub TIEHASH { my ($class, $h, $read) = @_; bless [$h, $read], $class }
+sub FETCH  { $_[0]->_note($_[1]); $_[0][0]{ $_[1] } }
+sub EXISTS { $_[0]->_note($_[1]); exists $_[0][0]{ $_[1] } }
+sub STORE  { $_[0][0]{ $_[1] } = $_[2] }
+sub DELETE { delete $_[0][0]{ $_[1] } }
+sub CLEAR  { %{ $_[0][0] } = () }
+sub FIRSTKEY { my @k = keys %{ $_[0][0] }; each %{ $_[0][0] } }
+sub NEXTKEY  { each %{ $_[0][0] } }
+sub _note {
+    my ($self, $name) = @_;
+    # (the nearest frame of the tree's code: `use constant X => $ENV{..}`
+    # is read inside constant.pm)
+    for (my $i = 1; my ($file, $line) = (caller($i))[1, 2]; $i++) {
+        next unless $file =~ m{\A/} && !Kamado::Check::Probe::is_system($file);
+        push $self->[1]->@*, [$name, $file, $line];
+        last;
+    }
+}
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::Check::Probe - compiles a CGI script in a child perl, as the in-process modes do, and reports what compiling shows
+
+=head1 SYNOPSIS
+
+    my $found = Kamado::Check::Probe->run('/srv/cgi-bin/board.cgi', root => '/srv/cgi-bin');
+    # { error, warnings, sig, warn_handler, env_read, keep, state, closures, inc, carp_version }
+
+=cut
