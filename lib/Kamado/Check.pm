@@ -27,10 +27,15 @@ use Kamado::Check::Scope;
 
 our @FAMILIES = map { "Kamado::Check::$_" } qw(Flow Scope Paths IO Process);
 
-# script(FILE) -> { script, mode, reason, hazards => [...], files => {
-# path => key } (what, changed, makes the verdict stale), error }.
+# script(FILE, full => 1) -> { script, mode, reason, hazards => [...],
+# files => { path => key } (what, changed, makes the verdict stale),
+# error }. The verdict comes from the compiled script (the probe's walk
+# of its ops) and the PPI reading of the files it pulls in; with full
+# (kamado check), the script's own source is read with PPI too, for the
+# hazards Kamado neutralises (they do not change the verdict: reading a
+# long script with PPI takes seconds, the probe a tenth of one).
 sub script {
-    my ($class, $file) = @_;
+    my ($class, $file, %a) = @_;
     my $path = Cwd::realpath($file) // $file;
     my %r = (script => $path, hazards => [], files => { $path => Kamado::CGI::Source::file_key($path) });
     my $first = do { open my $fh, '<:raw', $path or return { %r, mode => 'fork', error => "cannot read: $!",
@@ -40,19 +45,26 @@ sub script {
         my ($interp) = $first =~ /\A#!\s*(\S+)/;
         return { %r, mode => 'exec', reason => $interp ? "run by $interp, not perl" : 'a program, not a perl script' };
     }
-    my $source = Kamado::Check::Source->read($path);
     my $probe = Kamado::Check::Probe->run($path);
+    my $source = Kamado::Check::Source->read($path, names => $probe->{requires}, libs => $probe->{libs}, fast => !$a{full});
     $source->add($_) for ($probe->{inc} // [])->@*;
-    my %c = (switches => \@switches, carp_version => $probe->{carp_version});
+    my %c = (switches => \@switches, carp_version => $probe->{carp_version}, full => $a{full});
     my @h;
     for my $f ($source->files) {
+        if ($f->{is_script}) {
+            push @h, Kamado::Check::Compiled->text_hazards($f, \%c);
+            # (the script's verdict is its compiled code's: what PPI adds
+            # is what Kamado neutralises)
+            push @h, grep { $_->{needs} eq 'registry' } map { $_->hazards($f, \%c) } @FAMILIES if $f->{doc};
+            next;
+        }
         if (!$f->{doc}) {
             push @h, hazard(read => $f->{path}, 1, fork => "cannot be parsed: " . ($f->{error} // 'PPI failed'));
             next;
         }
         push @h, map { $_->hazards($f, \%c) } @FAMILIES;
     }
-    push @h, Kamado::Check::Compiled->hazards($probe, $path);
+    push @h, Kamado::Check::Compiled->hazards($probe, $path, \%c);
     for my $d ($source->dynamic) {
         push @h, hazard(B4 => $d->[0], $d->[1], fork => "pulls in a file named at run time ($d->[2]): the check cannot read it");
     }
@@ -64,7 +76,7 @@ sub script {
     @h = grep { !$seen{"$_->{id} $_->{file} $_->{line} $_->{message}"}++ } @h;
     @h = sort { $a->{file} ne $b->{file} ? ($a->{file} eq $path ? -1 : $b->{file} eq $path ? 1 : $a->{file} cmp $b->{file})
         : $a->{line} <=> $b->{line} } @h;
-    $r{files} = $source->keys;
+    $r{files} = $source->file_keys;
     $r{hazards} = \@h;
     if (defined $probe->{error}) {
         (my $error = $probe->{error}) =~ s/\s+\z//;

@@ -28,18 +28,22 @@ my @cases = (
     ['compiled-env'         => perlrun  => 'B6', 0],
     ['compiled-closure'     => registry => 'B1', 1],
 );
+# (the verdict is the same whether the script's own source is read with
+# PPI, as kamado check does, or not, as auto mode does)
+for my $full (0, 1) {
 for my $case (@cases) {
     my ($name, $mode, $id, $neutralised) = @$case;
-    my $r = Kamado::Check->script("$dir/$name.cgi");
-    is $r->{mode}, $mode, "$name: $mode" or diag explain $r;
+    my $r = Kamado::Check->script("$dir/$name.cgi", full => $full);
+    is $r->{mode}, $mode, "$name: $mode" . ($full ? " (full)" : "") or diag explain $r;
     my @found = grep { $_->{id} eq $id && !!$_->{neutralised} == !!$neutralised } $r->{hazards}->@*;
     ok @found, "$name: $id reported" . ($neutralised ? ' as neutralised' : '');
     like $r->{reason}, qr/\Q$id\E/, "$name: the reason names $id" unless $mode eq 'registry';
     my $clean = "$dir/$name-clean.cgi";
     next unless -f $clean;
-    my $c = Kamado::Check->script($clean);
+    my $c = Kamado::Check->script($clean, full => $full);
     is $c->{mode}, 'registry', "$name-clean: registry" or diag explain $c;
     ok !grep({ $_->{id} eq $id && !$_->{neutralised} } $c->{hazards}->@*), "$name-clean: no open $id";
+}
 }
 
 my $error = Kamado::Check->script("$dir/compiled-error.cgi");

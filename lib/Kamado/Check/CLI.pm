@@ -24,7 +24,7 @@ sub run {
     }
     die "kamado check: --json and --sarif: choose one\n" if $o{json} && $o{sarif};
     my ($scripts, $errors) = Kamado::Check->scripts(@argv);
-    my @results = map { Kamado::Check->script($_) } @$scripts;
+    my @results = map { Kamado::Check->script($_, full => 1) } @$scripts;
     push @$errors, map { "$_->{script}: $_->{reason}" } grep { $_->{error} && $_->{error} =~ /\Acannot read/ } @results;
     print $o{json} ? Kamado::Check::Report->json(\@results)
         : $o{sarif} ? Kamado::Check::Report->sarif(\@results) : Kamado::Check::Report->text(\@results);

@@ -8,7 +8,7 @@ use Kamado::Check::Hazard qw(hazard words symbols assigned);
 # Control flow (doc/CGI-HAZARDS.md A): exit, die handlers and $^S, fork.
 
 sub hazards {
-    my ($class, $f) = @_;
+    my ($class, $f, $c) = @_;
     my ($doc, $p) = ($f->{doc}, $f->{path});
     my @h;
     if (my ($w) = words($doc, 'exit')) {

@@ -34,7 +34,7 @@ sub hazards {
             'uses ' . $inc->module . ': its request loop answers once per worker in-process');
         last;
     }
-    if ($f->{text} =~ /warningsToBrowser/ && _carp_leaks($c)) {
+    if ($f->{text} =~ /warningsToBrowser/ && carp_leaks($c)) {
         my $n = 0;
         my ($line) = grep { $n++; /warningsToBrowser/ ? ($_ = $n) : 0 } split /\n/, $f->{text};
         push @h, hazard(E1 => $p, $line, fork => "CGI::Carp $c->{carp_version} warningsToBrowser: its buffer carries one request's "
@@ -44,7 +44,7 @@ sub hazards {
 }
 
 # Whether the CGI::Carp the script gets has the warningsToBrowser leak.
-sub _carp_leaks {
+sub carp_leaks {
     my ($c) = @_;
     $c->{carp_version} //= do {
         require ExtUtils::MakeMaker;

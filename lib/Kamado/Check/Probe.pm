@@ -67,7 +67,8 @@ sub child {
     my ($file, $root, $out) = @_;
     my ($dir) = $file =~ m{\A(.*)/[^/]*\z};
     $root = $dir unless length $root;
-    my %r = (warnings => [], sig => [], env_read => [], keep => [], state => [], closures => [], inc => []);
+    my %r = (warnings => [], sig => [], env_read => [], keep => [], state => [], closures => [], inc => [],
+        facts => [], requires => [], volatile => []);
     my $write = sub {
         open my $fh, '>', $out or die "$out: $!";
         print $fh JSON::PP->new->canonical->encode(\%r);
@@ -86,11 +87,21 @@ sub child {
         DOCUMENT_ROOT => $root);
     my %sig_before = map { $_ => _handler($SIG{$_}) } keys %SIG;
     my %inc_before = %INC;
+    my %dirs_before = map { $_ => 1 } grep { !ref } @INC;
+    my $end_before = do { my $av = B::end_av(); $av->isa('B::AV') ? $av->FILL + 1 : 0 };
     my @read;
     my $result;
     {
-        no warnings 'redefine';
+        no warnings qw(redefine once);
         *CORE::GLOBAL::exit = sub { die bless [], 'Kamado::Check::Probe::Exit' };
+        # (what a compile-time value must not come from: noted when the
+        # script's own code calls them while compiling)
+        my $note = sub { my ($f, $l) = (caller 1)[1, 2]; push $r{volatile}->@*, [$_[0], $f, $l] if $f eq $file };
+        *CORE::GLOBAL::time = sub () { $note->('time'); CORE::time() };
+        *CORE::GLOBAL::localtime = sub (;$) { $note->('localtime'); @_ ? CORE::localtime($_[0]) : CORE::localtime() };
+        *CORE::GLOBAL::gmtime = sub (;$) { $note->('gmtime'); @_ ? CORE::gmtime($_[0]) : CORE::gmtime() };
+        *CORE::GLOBAL::rand = sub (;$) { $note->('rand'); @_ ? CORE::rand($_[0]) : CORE::rand() };
+        *CORE::GLOBAL::readpipe = sub { $note->('readpipe'); CORE::readpipe($_[0]) };
         local %ENV = %fixed;
         tie local %ENV, 'Kamado::Check::Probe::Env', { %fixed }, \@read;
         local $^W = 1;
@@ -98,14 +109,18 @@ sub child {
         $r{error} = ref $@ eq 'Kamado::Check::Probe::Exit' ? undef : "$@" if $@;
         $r{exit_compiling} = 1 if ref $@ eq 'Kamado::Check::Probe::Exit';
         untie %ENV;
+        delete @CORE::GLOBAL::{qw(time localtime gmtime rand readpipe)};
     }
+    my $end_av = B::end_av();
+    $r{end_blocks} = $end_av->isa('B::AV') ? $end_av->FILL + 1 - $end_before : 0;
+    $r{libs} = [map { m{\A/} ? $_ : "$dir/$_" } grep { !ref && !$dirs_before{$_} } @INC];
     $r{env_read} = [grep { $_->[0] =~ $REQUEST_VAR } @read];
     for my $name (sort keys %SIG) {
         next if _handler($SIG{$name}) eq ($sig_before{$name} // '');
         if ($name eq '__WARN__') { $r{warn_handler} = 1 } else { push $r{sig}->@*, $name }
     }
     $r{carp_version} = $CGI::Carp::VERSION if defined &CGI::Carp::die;
-    $r{inc} = [sort grep { !is_system($_) } map { $INC{$_} } grep { !$inc_before{$_} && defined $INC{$_} && !ref $INC{$_} } keys %INC];
+    $r{inc} = [sort grep { !is_system($_) } map { m{\A/} ? $_ : "$dir/$_" } map { $INC{$_} } grep { !$inc_before{$_} && defined $INC{$_} && !ref $INC{$_} } keys %INC];
     if (ref $result eq 'CODE') {
         my %packages = ($package => 1, map { $_ => 1 } $code =~ /^\s*package\s+([\w:]+)\s*;/mg);
         my @cvs = (B::svref_2object($result));
@@ -121,7 +136,11 @@ sub child {
                 push $r{closures}->@*, [$cv->FILE, _first_line($cv), "$name", \@outer] if @outer;
             }
         }
-        _walk($_, \%r) for @cvs;
+        my $top = shift @cvs;
+        _walk($top, \%r, $file, $package, 1);
+        _walk($_, \%r, $file, $package, 0) for grep { $_->FILE eq $file } @cvs;
+        push $r{facts}->@*, ['cgi_fast', $file, 0, $_] for grep { $INC{$_} && !$inc_before{$_} } 'CGI/Fast.pm', 'FCGI.pm';
+        push $r{facts}->@*, ['end_block', $file, 0, ''] if $r{end_blocks};
     }
     $write->();
     POSIX::_exit(0);
@@ -152,34 +171,133 @@ sub _first_line {
     return $op && $$op && $op->can('line') ? $op->line : 0;
 }
 
-# The ops of CV: /o on an interpolated pattern, the introduction of a
-# state variable.
+# Ops whose presence decides a verdict, by name.
+my %OP_FACT = (exit => 'core_exit', fork => 'fork', sleep => 'sleep', chdir => 'chdir', alarm => 'alarm',
+    srand => 'srand', umask => 'umask', each => 'each', system => 'system', exec => 'exec', backtick => 'system',
+    enterwrite => 'write', flock => 'flock', select => 'select');
+# Subs whose call does, by name (imported or qualified).
+my %SUB_FACT = (_exit => 'posix_exit', setlocale => 'setlocale', warningsToBrowser => 'warnings_to_browser',
+    usleep => 'sleep', tempfile => 'tempfile', tempdir => 'tempfile');
+
+# The ops of the script's code (CV, and the anonymous subs in it): facts
+# [kind, file, line, detail] for Kamado::Check::Compiled, and the names
+# require and do are given.
 sub _walk {
-    my ($cv, $r) = @_;
-    my ($file, $line) = ($cv->FILE, 0);
+    my ($cv, $r, $file, $package, $top) = @_;
+    my $pad = ($cv->PADLIST->ARRAY)[1];
     my ($names) = $cv->PADLIST->ARRAY;
-    my @todo = ($cv->ROOT);
+    my ($at, $line) = ('', 0);
+    my %literal;    # variable => the one string constant assigned to it
+    my @later;      # [op, kind, var] of require/do whose name is a variable
+    my $fact = sub { push $r->{facts}->@*, [$_[0], $at, $line, $_[1] // ''] if $at eq $file };
+    my $gv = sub {
+        my ($op) = @_;
+        my $gv = $op->can('padix') ? $pad->ARRAYelt($op->padix) : $op->gv;
+        return $gv && $gv->isa('B::GV') ? $gv : undef;
+    };
+    my $sv = sub {
+        my ($op) = @_;
+        my $sv = $op->can('meth_sv') ? $op->meth_sv : $op->sv;
+        $sv = $pad->ARRAYelt($op->targ) if !$$sv || $sv->isa('B::SPECIAL');
+        return $sv && $$sv && $sv->can('PV') && $sv->FLAGS & B::SVf_POK() ? $sv->PV : undef;
+    };
+    my $var = sub {
+        my ($op) = @_;
+        return undef unless $op && $$op;
+        $op = $op->first while $op->name eq 'null' && $op->flags & B::OPf_KIDS();
+        return '$' . $gv->($op)->NAME if $op->name eq 'gvsv' && $gv->($op);
+        if ($op->name eq 'padsv') { my $n = $names->ARRAYelt($op->targ); return $n && $$n ? $n->PV : undef }
+        return undef;
+    };
     my $visit;
     $visit = sub {
-        my ($op) = @_;
+        my ($op, $parent) = @_;
         return unless $op && $$op;
         my $name = $op->name;
-        if ($op->isa('B::COP')) { ($file, $line) = ($op->file, $op->line) }
+        if ($op->isa('B::COP')) { ($at, $line) = ($op->file, $op->line) }
+        elsif ($OP_FACT{$name}) {
+            # (select with one argument is the handle's; select(undef, undef, undef, T) is a wait)
+            $fact->($OP_FACT{$name}) unless $name eq 'select' && 0;
+        }
+        elsif ($name eq 'sselect') { $fact->('sleep') }
+        elsif ($name eq 'caller') { $fact->('caller_top') if $top }
+        elsif ($name eq 'gv' || $name eq 'gvsv') {
+            my $g = $gv->($op);
+            if ($g) {
+                my ($n, $stash) = ($g->NAME, $g->STASH->NAME);
+                if ($n eq "\x13") { $fact->('dollar_s') }
+                elsif ($n eq '|' && $parent && $$parent && ($parent->name =~ /\A(?:sassign|preinc|postinc|i_preinc|i_postinc)\z/)) { $fact->('flush') }
+                elsif ($n eq 'main::' || ($n eq '::' )) { $fact->('main_stash') }
+                elsif ($n eq '0') { $fact->('dollar0') }
+                elsif ($name eq 'gv' && $SUB_FACT{$n}) { $fact->($SUB_FACT{$n}) }
+                elsif ($name eq 'gv' && $n eq 'sleep' && $stash eq 'Time::HiRes') { $fact->('sleep') }
+            }
+        }
+        elsif ($name eq 'method_named' && ($sv->($op) // '') eq 'autoflush') { $fact->('flush') }
+        elsif ($name eq 'const') {
+            my $v = $sv->($op);
+            if (defined $v && $v eq $package) {
+                # (the invocant of a method call: __PACKAGE__->new is fine)
+                my $invocant = 0;
+                if ($parent && $$parent && $parent->flags & B::OPf_KIDS()) {
+                    my @kids;
+                    for (my $k = $parent->first; $$k; $k = $k->sibling) { push @kids, $k }
+                    my @args = grep { $_->name ne 'pushmark' } @kids;
+                    $invocant = 1 if @args && ${ $args[0] } == $$op && $args[-1]->name =~ /\Amethod/;
+                }
+                $fact->('package_value') unless $invocant;
+            }
+        }
+        elsif ($name eq 'bless') {
+            my $n = 0;
+            for (my $k = $op->first; $$k; $k = $k->sibling) {
+                $n++ unless $k->name eq 'pushmark' || ($k->name eq 'null' && !($k->flags & B::OPf_KIDS()));
+            }
+            $fact->('bless1') if $n == 1;
+        }
+        elsif ($name eq 'sassign') {
+            my $value = $op->first;
+            my $target = $value->sibling;
+            my $v = $value->name eq 'const' ? $sv->($value) : undef;
+            my $t = $var->($target);
+            $literal{$t} = exists $literal{$t} ? undef : $v if defined $t && defined $v;
+        }
+        elsif ($name eq 'require' || $name eq 'dofile') {
+            my $kid = $op->flags & B::OPf_KIDS() ? $op->first : undef;
+            if ($kid && $kid->name eq 'const') {
+                my $v = $sv->($kid);
+                push $r->{requires}->@*, [$at, $line, $v] if defined $v && $at eq $file;
+            } elsif ($kid && defined(my $t = $var->($kid))) {
+                push @later, [$at, $line, $t];
+            } elsif ($kid) {
+                $fact->('dynamic_require', $name);
+            }
+        }
         elsif ($op->isa('B::PMOP') && ($op->pmflags & B::PMf_KEEP()) && $op->flags & B::OPf_KIDS()) {
             my $interpolates = 0;
             for (my $k = $op->first; $$k; $k = $k->sibling) { $interpolates = 1 if $k->name eq 'regcomp' }
-            push $r->{keep}->@*, [$file, $line] if $interpolates;
+            push $r->{keep}->@*, [$at, $line] if $interpolates && $at eq $file;
         }
         elsif ($name =~ /\Apad[sah]v\z/ && ($op->private & B::OPpPAD_STATE())) {
             my $pn = $names->ARRAYelt($op->targ);
-            push $r->{state}->@*, [$file, $line, $pn && $$pn ? $pn->PV : '?'];
+            push $r->{state}->@*, [$at, $line, $pn && $$pn ? $pn->PV : '?'] if $at eq $file;
+        }
+        elsif ($name eq 'anoncode' || $name eq 'anonconst') {
+            my $anon = $pad->ARRAYelt($op->targ);
+            _walk($anon, $r, $file, $package, 0) if $anon && $anon->isa('B::CV') && ${ $anon->ROOT };
         }
         if ($op->flags & B::OPf_KIDS()) {
-            for (my $k = $op->first; $$k; $k = $k->sibling) { $visit->($k) }
+            # (a null op, an ex-rv2sv around $|, is not the parent that counts)
+            for (my $k = $op->first; $$k; $k = $k->sibling) { $visit->($k, $name eq 'null' ? $parent : $op) }
         }
     };
-    $visit->($cv->ROOT);
+    $visit->($cv->ROOT, undef);
     undef $visit;
+    for my $l (@later) {
+        my ($f, $n, $t) = @$l;
+        if (defined $literal{ $t }) { push $r->{requires}->@*, [$f, $n, $literal{$t}] if $f eq $file }
+        elsif ($f eq $file) { push $r->{facts}->@*, ['dynamic_require', $f, $n, $t] }
+    }
 }
 
 package Kamado::Check::Probe::Env;

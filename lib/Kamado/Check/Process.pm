@@ -38,9 +38,6 @@ sub hazards {
     if (my ($w) = (words($doc, qw(tempfile tempdir)), @{ $doc->find(sub { $_[1]->isa('PPI::Statement::Include') && ($_[1]->module // '') eq 'File::Temp' }) || [] })) {
         push @h, hazard(E11 => $p, $w->line_number, registry => 'File::Temp: its files are removed at the end of each run');
     }
-    if ($f->{is_script} && $c->{switches} && (my @bad = grep { !/\A-[wl]+\z/ } $c->{switches}->@*)) {
-        push @h, hazard(E10 => $p, 1, fork => "#! switches @bad: they cannot be turned on in a running perl");
-    }
     return @h;
 }
 

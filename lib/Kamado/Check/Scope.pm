@@ -16,7 +16,7 @@ my $VOLATILE_RE = qr/\A(?:-[MAC]|\$\$)\z/;
 my $DECLARATIVE = qr/\A[\$\@%](?:VERSION|ISA|EXPORT|EXPORT_OK|EXPORT_TAGS|AUTOLOAD)\z/;
 
 sub hazards {
-    my ($class, $f) = @_;
+    my ($class, $f, $c) = @_;
     my ($doc, $p) = ($f->{doc}, $f->{path});
     my @h;
     my @packages = grep { $_->namespace ne 'main' } @{ $doc->find('PPI::Statement::Package') || [] };

@@ -20,18 +20,26 @@ use Kamado::Check::Probe;
 # its hazards cannot be seen. Files outside the tree (the system's
 # modules) are not read.
 
-# read(FILE, root => DIR) -> { script, root, files => [file...], dynamic =>
-# [[file, line, text]...], missing => [[file, line, name]...] }; each
-# file: { path, doc (PPI::Document), is_script, key (Source::file_key) }.
+# read(FILE, names => [[file, line, name]...], fast => 1) -> { script,
+# files => [file...], dynamic => [[file, line, text]...], missing =>
+# [[file, line, name]...] }; each file: { path, doc (PPI::Document),
+# is_script, key (Source::file_key) }. NAMES: what the script's require
+# and do name (the compile probe saw them); with fast, the script itself
+# is not read with PPI (its code was looked at compiled), only the files
+# it pulls in.
 sub read {
     my ($class, $script, %a) = @_;
     my $path = Cwd::realpath($script) // $script;
     my ($dir) = $path =~ m{\A(.*)/[^/]*\z};
-    my $root = defined $a{root} ? Cwd::realpath($a{root}) // $a{root} : $dir;
-    my $self = { script => $path, dir => $dir, root => $root, files => [], seen => {}, dynamic => [],
-        missing => [], libs => [] };
+    my $self = { script => $path, dir => $dir, files => [], seen => {}, dynamic => [],
+        missing => [], libs => [($a{libs} // [])->@*], fast => $a{fast} };
     bless $self, $class;
     $self->_add($path, 1);
+    for my $n (($a{names} // [])->@*) {
+        my $found = $self->_resolve($n->[2]);
+        if (!defined $found) { push $self->{missing}->@*, $n unless $n->[2] =~ /\.pm\z/; next }
+        $self->_add($found, 0) if $self->_inside($found);
+    }
     # (a queue: each file read may name more)
     for (my $i = 0; $i < $self->{files}->@*; $i++) {
         $self->_follow($self->{files}[$i]);
@@ -43,21 +51,34 @@ sub files   { $_[0]{files}->@* }
 sub dynamic { $_[0]{dynamic}->@* }
 
 # { path => key } of every file read: what tells that the verdict is stale.
-sub keys {
+sub file_keys {
     my ($self) = @_;
     return { map { ($_->{path} => $_->{key}) } $self->{files}->@* };
 }
 
+# (a file's PPI document, kept while the file is unchanged: the
+# libraries that many scripts share are read once)
+my %parsed;
+
 sub _add {
     my ($self, $path, $is_script) = @_;
     return if $self->{seen}{$path}++;
-    my $text = do { open my $fh, '<:raw', $path or return; local $/; <$fh> } // '';
-    # (the code as the in-process modes compile it: cut at __END__/__DATA__)
-    my ($code, $data) = Kamado::CGI::Source::split_marker($text);
-    my $doc = PPI::Document->new(\$code, readonly => 1);
-    push $self->{files}->@*, { path => $path, doc => $doc, text => $code, data => $data,
-        is_script => $is_script ? 1 : 0, key => Kamado::CGI::Source::file_key($path),
-        error => $doc ? undef : PPI::Document->errstr };
+    my $key = Kamado::CGI::Source::file_key($path);
+    return if $key eq '';
+    my $skip = $is_script && $self->{fast};
+    my $p = $parsed{$path};
+    undef $p if $p && ($p->{key} ne $key || (!$skip && !$p->{doc} && !$p->{error}));
+    $p //= do {
+        my $text = do { open my $fh, '<:raw', $path or return; local $/; <$fh> } // '';
+        # (the code as the in-process modes compile it: cut at __END__/__DATA__)
+        my ($code, $data) = Kamado::CGI::Source::split_marker($text);
+        my $doc = $skip ? undef : PPI::Document->new(\$code, readonly => 1);
+        %parsed = () if keys %parsed >= 500;
+        $parsed{$path} = { key => $key, text => $code, data => $data, doc => $doc,
+            error => $doc || $skip ? undef : PPI::Document->errstr };
+    };
+    push $self->{files}->@*, { path => $path, doc => $p->{doc}, text => $p->{text}, data => $p->{data},
+        is_script => $is_script ? 1 : 0, key => $key, error => $p->{error} };
 }
 
 sub _inside { !is_system($_[1]) }
@@ -67,6 +88,7 @@ sub is_system { Kamado::Check::Probe::is_system(@_) }
 # add(PATH): a file found another way (loaded while the probe compiled).
 sub add {
     my ($self, $path) = @_;
+    $path = Cwd::realpath($path) // return;
     my $n = $self->{files}->@*;
     $self->_add($path, 0);
     for (my $i = $n; $i < $self->{files}->@*; $i++) { $self->_follow($self->{files}[$i]) }
@@ -124,7 +146,7 @@ sub _follow {
             push $self->{dynamic}->@*, [$f->{path}, $w->line_number, $w->statement ? _short($w->statement->content) : $w->content];
             next;
         }
-        my $path = $self->_resolve($f, $name);
+        my $path = $self->_resolve($name);
         if (!defined $path) {
             push $self->{missing}->@*, [$f->{path}, $w->line_number, $name];
             next;
@@ -137,7 +159,7 @@ sub _follow {
 # CGI run): a path with a directory from there, a bare name through @INC
 # (the tree's own lib directories first).
 sub _resolve {
-    my ($self, $f, $name) = @_;
+    my ($self, $name) = @_;
     if ($name =~ m{\A\.{0,2}/} ) {
         my $path = $name =~ m{\A/} ? $name : "$self->{dir}/$name";
         return -f $path ? Cwd::realpath($path) : undef;
