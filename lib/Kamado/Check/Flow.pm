@@ -32,21 +32,14 @@ sub hazards {
         push @h, hazard(A3 => $p, $s->line_number, fork =>
             'reads $^S: it is true in-process (the server runs scripts inside an eval), so its die handler takes another path');
     }
-    if ($f->{text} =~ /fatalsToBrowser/) {
-        my ($line) = _line_of($f->{text}, qr/fatalsToBrowser/);
-        push @h, hazard(A3 => $p, $line, registry => 'CGI::Carp fatalsToBrowser: Kamado asks whether the script itself is in an eval');
+    if (my ($use) = grep { ($_->module // '') eq 'CGI::Carp' && $_->content =~ /fatalsToBrowser/ }
+        @{ $doc->find('PPI::Statement::Include') || [] }) {
+        push @h, hazard(A3 => $p, $use->line_number, registry => 'CGI::Carp fatalsToBrowser: Kamado asks whether the script itself is in an eval');
     }
     if (my ($w) = @fork) {
         push @h, hazard(A5 => $p, $w->line_number, registry => '`fork`: the child\'s `exit` ends the child only');
     }
     return @h;
-}
-
-sub _line_of {
-    my ($text, $re) = @_;
-    my $n = 0;
-    for (split /\n/, $text) { $n++; return $n if $_ =~ $re }
-    return 1;
 }
 
 1;

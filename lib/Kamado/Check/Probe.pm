@@ -8,6 +8,7 @@ use Cwd ();
 use File::Temp ();
 use JSON::PP ();
 use POSIX ();
+use Time::HiRes ();
 
 # The compile probe: a child perl compiles the script as the in-process
 # modes compile it (Kamado::CGI::Compile: the body of a named sub in a
@@ -41,17 +42,24 @@ sub run {
         open STDOUT, '>', '/dev/null';
         open STDERR, '>&', $err;
         POSIX::setpgid(0, 0);
-        no warnings "exec";
+        # (a server's worker runs it: its sockets are not the probe's)
+        POSIX::close($_) for 3 .. 255;
+        no warnings 'exec';
         exec $^X, @inc, '-MKamado::Check::Probe', '-e', 'Kamado::Check::Probe::child(@ARGV)', '--',
             $file, $a{root} // '', $out->filename;
         POSIX::_exit(127);
     }
+    # (waited for by polling, not alarm: a worker's alarm is its own)
+    my $deadline = Time::HiRes::time() + $TIMEOUT;
     my $timed_out;
-    {
-        local $SIG{ALRM} = sub { $timed_out = 1; kill 'KILL', -$pid; kill 'KILL', $pid };
-        alarm $TIMEOUT;
-        waitpid $pid, 0;
-        alarm 0;
+    while (waitpid($pid, POSIX::WNOHANG()) == 0) {
+        if (Time::HiRes::time() > $deadline) {
+            $timed_out = 1;
+            kill 'KILL', -$pid, $pid;
+            waitpid $pid, 0;
+            last;
+        }
+        Time::HiRes::sleep(0.002);
     }
     my $json = do { local $/; my $fh = $out; seek $fh, 0, 0; <$fh> } // '';
     my $stderr = do { local $/; my $fh = $err; seek $fh, 0, 0; <$fh> } // '';
