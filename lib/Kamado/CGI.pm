@@ -5,6 +5,7 @@ use warnings;
 
 use Cwd ();
 use Scalar::Util ();
+use Kamado::CGI::Auto::Net;
 use Kamado::CGI::Env;
 use Kamado::CGI::Mapper;
 use Kamado::CGI::Mode;
@@ -86,8 +87,10 @@ sub call {
         && !grep({ lstat; !-d _ || (stat _)[2] & 0002 } $self->{root}, $hit->{dirs}->@*)
         && !grep({ -f } $hit->{absent}->@*)
         && Kamado::CGI::ModeFile::key($hit->{mode_files}) eq $hit->{mode_key}
-        # (auto: the files the verdict read, the libraries it pulls in)
-        && (!$hit->{deps} || Kamado::CGI::Source::unchanged($hit->{deps}));
+        # (auto: the files the verdict read, the libraries it pulls in,
+        # and a demotion by the run-time net)
+        && (!$hit->{deps} || Kamado::CGI::Source::unchanged($hit->{deps}))
+        && (!$hit->{verdict} || $hit->{verdict}{serial} == $hit->{serial});
     return $self->_run($env, $hit);
 }
 
@@ -186,8 +189,11 @@ sub _script {
     my %deps = %{ ($why && $why->{files}) // {} };
     delete $deps{$file};    # (the script itself: its lstat is looked at anyway)
     $self->{modes}{$file} = { mode => $mode->NAME, reason => $why->{reason} } if $mode;
+    my $v = $why && $why->{auto};
     return { file => $file, mode => $mode, args => $args, error => $error, mode_files => $mode_files,
-        mode_key => $mode_key, deps => %deps ? \%deps : undef, why => $why && $why->{reason} };
+        mode_key => $mode_key, deps => %deps ? \%deps : undef, why => $why && $why->{reason},
+        $v ? (verdict => $v, serial => $v->{serial}, packages => $v->{packages},
+            net => $mode && Kamado::CGI::Mode->in_process($mode->NAME) && $v->{packages} && @{ $v->{packages} }) : () };
 }
 
 sub _run {
@@ -198,7 +204,10 @@ sub _run {
     }
     $env->{'kamado.cgi_mode'} = $entry->{args}{mode};
     Kamado::DBI::begin_request() if $self->{dbi} && $INC{'Kamado/DBI.pm'};
+    # (auto mode's run-time net, around a run in the worker)
+    my $net = $entry->{net} && Kamado::CGI::Auto::Net->before($entry);
     my $res = $entry->{mode}->response($entry->{args}, $env);
+    Kamado::CGI::Auto::Net->after($entry, $net) if $net;
     _dbi_request_end($env) if $self->{dbi} && $INC{'DBI.pm'} && Kamado::DBI::in_use();
     return $res;
 }

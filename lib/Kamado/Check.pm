@@ -77,6 +77,9 @@ sub script {
     @h = sort { $a->{file} ne $b->{file} ? ($a->{file} eq $path ? -1 : $b->{file} eq $path ? 1 : $a->{file} cmp $b->{file})
         : $a->{line} <=> $b->{line} } @h;
     $r{files} = $source->file_keys;
+    # (the packages of the modules of its tree, for auto mode's run-time net)
+    $r{packages} = [sort keys %{ { map { ($_->namespace => 1) } grep { $_->namespace ne 'main' }
+        map { @{ $_->{doc}->find('PPI::Statement::Package') || [] } } grep { !$_->{is_script} && $_->{doc} } $source->files } }];
     $r{hazards} = \@h;
     if (defined $probe->{error}) {
         (my $error = $probe->{error}) =~ s/\s+\z//;

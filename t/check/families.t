@@ -23,7 +23,7 @@ my @cases = (
     ['io-stream'            => fork     => 'D5', 0],
     ['io-warnings-to-browser' => fork   => 'E1', 0],
     ['io-cgi-fast'          => fork     => 'E1', 0],
-    ['process-setlocale'    => fork     => 'E8', 0],
+    ['process-setlocale'    => registry => 'E8', 1],
     ['process-taint'        => fork     => 'E10', 0],
     ['compiled-env'         => perlrun  => 'B6', 0],
     ['compiled-closure'     => registry => 'B1', 1],

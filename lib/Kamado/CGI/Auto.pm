@@ -28,7 +28,8 @@ sub verdict {
     my $r = eval { Kamado::Check->script($file) }
         // { mode => 'fork', reason => "the check failed: $@", files => { $file => Kamado::CGI::Source::file_key($file) } };
     %verdict = () if keys %verdict >= $MAX;
-    $v = $verdict{$file} = { mode => $r->{mode}, reason => $r->{reason}, files => $r->{files} };
+    $v = $verdict{$file} = { mode => $r->{mode}, reason => $r->{reason}, files => $r->{files}, serial => 0,
+        packages => $r->{packages} };
     my $before = $last{$file};
     $last{$file} = $v->{mode};
     if ($before && $before ne $v->{mode} && _rank($v->{mode}) > _rank($before)) {
@@ -37,6 +38,20 @@ sub verdict {
         Kamado::Log->info("cgi auto: $file runs in $v->{mode} mode: $v->{reason}");
     }
     return $v;
+}
+
+# demote(FILE, MODE, REASON): what a run showed (Kamado::CGI::Auto::Net)
+# sends the script to MODE for the requests after, in this worker, until
+# the script or a file it pulls in changes; logged. Never a faster mode.
+sub demote {
+    my ($class, $file, $mode, $reason) = @_;
+    my $v = $verdict{$file} or return;
+    return if _rank($mode) <= _rank($v->{mode});
+    Kamado::Log->warn("cgi auto: $file demoted: $v->{mode} -> $mode mode: $reason");
+    @$v{qw(mode reason)} = ($mode, $reason);
+    $v->{serial}++;
+    $last{$file} = $mode;
+    return 1;
 }
 
 # The verdicts made so far: { script path => { mode, reason } }.

@@ -42,7 +42,7 @@ sub for {
     if ($mode eq 'auto') {
         require Kamado::CGI::Auto;
         my $v = Kamado::CGI::Auto->verdict($file);
-        ($mode, $why) = ($v->{mode}, { reason => $v->{reason}, files => $v->{files}, auto => 1 });
+        ($mode, $why) = ($v->{mode}, { reason => $v->{reason}, files => $v->{files}, auto => $v });
     }
     if ($mode ne 'exec' && open my $fh, '<', $file) {
         my ($perl, @switches) = Kamado::CGI::Source::shebang(scalar(<$fh>) // '');

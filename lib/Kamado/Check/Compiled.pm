@@ -19,7 +19,6 @@ my %FACT = (
     package_value  => [B3 => fork => '__PACKAGE__ as a value: in-process it is the script\'s own package, not main'],
     bless1         => [B3 => fork => 'one-argument `bless`: the object\'s class is the script\'s in-process package, not main'],
     main_stash     => [B3 => fork => 'walks the symbol table of main, which in-process is not the script\'s'],
-    setlocale      => [E8 => fork => '`setlocale`: the locale is the worker\'s, and is not put back after a run'],
     cgi_fast       => [E1 => fork => 'uses CGI::Fast or FCGI: its request loop answers once per worker in-process'],
     dynamic_require => [B4 => fork => 'pulls in a file named at run time: the check cannot read it'],
     # neutralised
@@ -28,6 +27,7 @@ my %FACT = (
     alarm      => [E4 => registry => '`alarm`: a pending alarm is cancelled at the end of the run'],
     srand      => [E5 => registry => '`srand`: each worker seeds its own generator'],
     umask      => [E8 => registry => '`umask`: put back after each run'],
+    setlocale  => [E8 => registry => '`setlocale`: each run starts in the locale of its environment'],
     select     => [E8 => registry => '`select`: the selected handle is put back after each run'],
     each       => [B8 => registry => '`each` iterator: package hashes, their iterators too, are put back after each run'],
     system     => [D3 => registry => 'runs a command: STDIN and STDOUT are real descriptors in every mode'],

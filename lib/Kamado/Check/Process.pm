@@ -33,7 +33,7 @@ sub hazards {
         push @h, hazard(E8 => $p, $w->line_number, registry => '`umask`: put back after each run');
     }
     if (my ($w) = words($doc, qw(setlocale POSIX::setlocale))) {
-        push @h, hazard(E8 => $p, $w->line_number, fork => '`setlocale`: the locale is the worker\'s, and is not put back after a run');
+        push @h, hazard(E8 => $p, $w->line_number, registry => '`setlocale`: each run starts in the locale of its environment');
     }
     if (my ($w) = (words($doc, qw(tempfile tempdir)), @{ $doc->find(sub { $_[1]->isa('PPI::Statement::Include') && ($_[1]->module // '') eq 'File::Temp' }) || [] })) {
         push @h, hazard(E11 => $p, $w->line_number, registry => 'File::Temp: its files are removed at the end of each run');
