@@ -232,7 +232,8 @@ sub _walk {
         elsif ($name eq 'gv' || $name eq 'gvsv') {
             my $g = $gv->($op);
             if ($g) {
-                my ($n, $stash) = ($g->NAME, $g->STASH->NAME);
+                my $st = $g->STASH;
+                my ($n, $stash) = ($g->NAME, $st->can('NAME') ? $st->NAME : '');
                 if ($n eq "\x13") { $fact->('dollar_s') }
                 elsif ($n eq '|' && $parent && $$parent && ($parent->name =~ /\A(?:sassign|preinc|postinc|i_preinc|i_postinc)\z/)) { $fact->('flush') }
                 elsif ($n eq 'main::' || ($n eq '::' )) { $fact->('main_stash') }

@@ -137,6 +137,8 @@ sub _follow {
         # (the argument must be the whole expression: "./" . $x is not a name)
         my $after = $arg->snext_sibling;
         my $whole = !$after || $after->content =~ /\A(?:;|,|or|and|\|\||&&|\/\/|if|unless)\z/;
+        # (the script's own: the compile probe saw them, and resolves them)
+        next if $f->{is_script};
         if ($whole && $arg->isa('PPI::Token::Quote') && !($arg->isa('PPI::Token::Quote::Double') && $arg->string =~ /[\$\@]/)) {
             $name = $arg->string;
         } elsif ($whole && $arg->isa('PPI::Token::Symbol') && defined $literal{ $arg->symbol }
