@@ -77,10 +77,8 @@ sub hazards {
             "sets \$SIG{$name} while compiling: kept with the script, for its runs only");
     }
     if ($probe->{warn_handler}) {
-        my $h = hazard(A3 => $script, 1, registry =>
-            'sets $SIG{__WARN__} while compiling (CGI::Carp): in-process its warnings reach the log without it; the response is the same');
-        $h->{neutralised} = JSON::PP::false();
-        push @h, $h;
+        push @h, hazard(A3 => $script, 1, registry =>
+            'sets $SIG{__WARN__} while compiling (CGI::Carp): kept with the script, for its runs only');
     }
     my %env_seen;
     for my $r (($probe->{env_read} // [])->@*) {
