@@ -22,7 +22,7 @@ my @cases = (
     ['paths-chdir'          => registry => 'C1', 1],
     ['io-stream'            => fork     => 'D5', 0],
     ['io-warnings-to-browser' => fork   => 'E1', 0],
-    ['io-cgi-fast'          => fork     => 'E1', 0],
+    ['io-cgi-fast'          => registry => 'E1', 1],
     ['process-setlocale'    => registry => 'E8', 1],
     ['process-taint'        => fork     => 'E10', 0],
     ['compiled-env'         => perlrun  => 'B6', 0],

@@ -298,6 +298,12 @@ sub _run {
         no warnings 'once';
         ($CGI::POST_MAX, $CGI::DISABLE_UPLOADS) = $s->{cgi_settings}->@*;
     }
+    # a CGI::Fast loop runs once per request, as under CGI
+    if (defined &CGI::Fast::new) {
+        require Kamado::CGI::FCGIRequest;
+        no warnings 'once';
+        $CGI::Fast::Ext_Request = Kamado::CGI::FCGIRequest->new;
+    }
     if (defined &CGI::Carp::die) {
         no strict 'refs';
         my $carp = $s->{carp} // \%Kamado::CGI::Compile::CARP;

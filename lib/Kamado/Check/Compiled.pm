@@ -19,7 +19,6 @@ my %FACT = (
     package_value  => [B3 => fork => '__PACKAGE__ as a value: in-process it is the script\'s own package, not main'],
     bless1         => [B3 => fork => 'one-argument `bless`: the object\'s class is the script\'s in-process package, not main'],
     main_stash     => [B3 => fork => 'walks the symbol table of main, which in-process is not the script\'s'],
-    cgi_fast       => [E1 => fork => 'uses CGI::Fast or FCGI: its request loop answers once per worker in-process'],
     dynamic_require => [B4 => fork => 'pulls in a file named at run time: the check cannot read it'],
     # neutralised
     fork       => [A5 => registry => '`fork`: the child\'s `exit` ends the child only'],
@@ -37,6 +36,7 @@ my %FACT = (
     caller_top => [B9 => registry => '`caller` at file scope: Kamado shows no frame past the script\'s top'],
     dollar0    => [C4 => registry => '$0 names this script in each run'],
     tempfile   => [E11 => registry => 'File::Temp: its files are removed at the end of each run'],
+    cgi_fast   => [E1 => registry => 'CGI::Fast: its request loop goes round once per run, as under CGI'],
     end_block  => [B7 => registry => 'an END block: Kamado runs it after each run'],
 );
 

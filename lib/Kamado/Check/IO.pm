@@ -29,9 +29,9 @@ sub hazards {
         push @h, hazard(D8 => $p, ($f->{text} =~ tr/\n//) + 1, registry => '__END__/__DATA__: DATA is read afresh in each run');
     }
     for my $inc (@{ $doc->find('PPI::Statement::Include') || [] }) {
-        next unless ($inc->module // '') =~ /\A(?:CGI::Fast|FCGI)\z/;
-        push @h, hazard(E1 => $p, $inc->line_number, fork =>
-            'uses ' . $inc->module . ': its request loop answers once per worker in-process');
+        next unless ($inc->module // '') eq 'CGI::Fast';
+        push @h, hazard(E1 => $p, $inc->line_number, registry =>
+            'CGI::Fast: its request loop goes round once per run, as under CGI');
         last;
     }
     if ($f->{text} =~ /warningsToBrowser/ && carp_leaks($c)) {

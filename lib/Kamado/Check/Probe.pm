@@ -147,7 +147,7 @@ sub child {
         my $top = shift @cvs;
         _walk($top, \%r, $file, $package, 1);
         _walk($_, \%r, $file, $package, 0) for grep { $_->FILE eq $file } @cvs;
-        push $r{facts}->@*, ['cgi_fast', $file, 0, $_] for grep { $INC{$_} && !$inc_before{$_} } 'CGI/Fast.pm', 'FCGI.pm';
+        push $r{facts}->@*, ['cgi_fast', $file, 0, $_] for grep { $INC{$_} && !$inc_before{$_} } 'CGI/Fast.pm';
         push $r{facts}->@*, ['end_block', $file, 0, ''] if $r{end_blocks};
     }
     $write->();
