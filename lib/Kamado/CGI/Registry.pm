@@ -251,7 +251,16 @@ sub _within {
         local $PersistentPerl::RUNNER = Kamado::CGI::Persistent->runner($s->{perlrun});
         # (the script's errors are caught inside; this is for the runner's)
         eval {
-            Kamado::CGI::Compile::compile($s) unless $s->{code};
+            # registry compiles once for the requests to come: in the CGI
+            # variables no request changes (BEGIN, `use constant` never
+            # keep one user's data for the next); perlrun, per request,
+            # in the request's, as CGI
+            if ($s->{code}) {}
+            elsif ($s->{perlrun}) { Kamado::CGI::Compile::compile($s) }
+            else {
+                local %ENV = Kamado::CGI::Env::compile_env($fixed);
+                Kamado::CGI::Compile::compile($s);
+            }
             _run($s, $keep, $timeout) if $s->{code} && $run;
             1;
         } or Kamado::Log->error("$s->{file}: $@");
