@@ -182,130 +182,157 @@ sub _first_line {
 # Ops whose presence decides a verdict, by name.
 my %OP_FACT = (exit => 'core_exit', fork => 'fork', sleep => 'sleep', chdir => 'chdir', alarm => 'alarm',
     srand => 'srand', umask => 'umask', each => 'each', system => 'system', exec => 'exec', backtick => 'system',
-    enterwrite => 'write', flock => 'flock', select => 'select');
+    enterwrite => 'write', flock => 'flock', select => 'select', sselect => 'sleep');
 # Subs whose call does, by name (imported or qualified).
 my %SUB_FACT = (_exit => 'posix_exit', setlocale => 'setlocale', warningsToBrowser => 'warnings_to_browser',
     usleep => 'sleep', tempfile => 'tempfile', tempdir => 'tempfile');
+my %SET_FLUSH = map { $_ => 1 } qw(sassign preinc postinc i_preinc i_postinc);
+
+# The walk's state (B::walkoptree calls a method on each op, in C: a
+# tenth of the cost of walking the tree in perl).
+our ($W_R, $W_FILE, $W_PACKAGE, $W_TOP, $W_PAD, $W_NAMES, $W_AT, $W_LINE, $W_LITERAL, $W_LATER, $W_ANON);
 
 # The ops of the script's code (CV, and the anonymous subs in it): facts
 # [kind, file, line, detail] for Kamado::Check::Compiled, and the names
 # require and do are given.
 sub _walk {
     my ($cv, $r, $file, $package, $top) = @_;
-    my $pad = ($cv->PADLIST->ARRAY)[1];
-    my ($names) = $cv->PADLIST->ARRAY;
-    my ($at, $line) = ('', 0);
-    my %literal;    # variable => the one string constant assigned to it
-    my @later;      # [op, kind, var] of require/do whose name is a variable
-    my $fact = sub { push $r->{facts}->@*, [$_[0], $at, $line, $_[1] // ''] if $at eq $file };
-    my $gv = sub {
-        my ($op) = @_;
-        my $gv = $op->can('padix') ? $pad->ARRAYelt($op->padix) : $op->gv;
-        return $gv && $gv->isa('B::GV') ? $gv : undef;
-    };
-    my $sv = sub {
-        my ($op) = @_;
-        my $sv = $op->can('meth_sv') ? $op->meth_sv : $op->sv;
-        $sv = $pad->ARRAYelt($op->targ) if !$$sv || $sv->isa('B::SPECIAL');
-        return $sv && $$sv && $sv->can('PV') && $sv->FLAGS & B::SVf_POK() ? $sv->PV : undef;
-    };
-    my $var = sub {
-        my ($op) = @_;
-        return undef unless $op && $$op;
-        $op = $op->first while $op->name eq 'null' && $op->flags & B::OPf_KIDS();
-        return '$' . $gv->($op)->NAME if $op->name eq 'gvsv' && $gv->($op);
-        if ($op->name eq 'padsv') { my $n = $names->ARRAYelt($op->targ); return $n && $$n ? $n->PV : undef }
-        return undef;
-    };
-    my $visit;
-    $visit = sub {
-        my ($op, $parent) = @_;
-        return unless $op && $$op;
-        my $name = $op->name;
-        if ($op->isa('B::COP')) { ($at, $line) = ($op->file, $op->line) }
-        elsif ($OP_FACT{$name}) {
-            # (select with one argument is the handle's; select(undef, undef, undef, T) is a wait)
-            $fact->($OP_FACT{$name}) unless $name eq 'select' && 0;
-        }
-        elsif ($name eq 'sselect') { $fact->('sleep') }
-        elsif ($name eq 'caller') { $fact->('caller_top') if $top }
-        elsif ($name eq 'gv' || $name eq 'gvsv') {
-            my $g = $gv->($op);
-            if ($g) {
-                my $st = $g->STASH;
-                my ($n, $stash) = ($g->NAME, $st->can('NAME') ? $st->NAME : '');
-                if ($n eq "\x13") { $fact->('dollar_s') }
-                elsif ($n eq '|' && $parent && $$parent && ($parent->name =~ /\A(?:sassign|preinc|postinc|i_preinc|i_postinc)\z/)) { $fact->('flush') }
-                elsif ($n eq 'main::' || ($n eq '::' )) { $fact->('main_stash') }
-                elsif ($n eq '0') { $fact->('dollar0') }
-                elsif ($name eq 'gv' && $SUB_FACT{$n}) { $fact->($SUB_FACT{$n}) }
-                elsif ($name eq 'gv' && $n eq 'sleep' && $stash eq 'Time::HiRes') { $fact->('sleep') }
-            }
-        }
-        elsif ($name eq 'method_named' && ($sv->($op) // '') eq 'autoflush') { $fact->('flush') }
-        elsif ($name eq 'const') {
-            my $v = $sv->($op);
-            if (defined $v && $v eq $package) {
-                # (the invocant of a method call: __PACKAGE__->new is fine)
-                my $invocant = 0;
-                if ($parent && $$parent && $parent->flags & B::OPf_KIDS()) {
-                    my @kids;
-                    for (my $k = $parent->first; $$k; $k = $k->sibling) { push @kids, $k }
-                    my @args = grep { $_->name ne 'pushmark' } @kids;
-                    $invocant = 1 if @args && ${ $args[0] } == $$op && $args[-1]->name =~ /\Amethod/;
-                }
-                $fact->('package_value') unless $invocant;
-            }
-        }
-        elsif ($name eq 'bless') {
-            my $n = 0;
-            for (my $k = $op->first; $$k; $k = $k->sibling) {
-                $n++ unless $k->name eq 'pushmark' || ($k->name eq 'null' && !($k->flags & B::OPf_KIDS()));
-            }
-            $fact->('bless1') if $n == 1;
-        }
-        elsif ($name eq 'sassign') {
-            my $value = $op->first;
-            my $target = $value->sibling;
-            my $v = $value->name eq 'const' ? $sv->($value) : undef;
-            my $t = $var->($target);
-            $literal{$t} = exists $literal{$t} ? undef : $v if defined $t && defined $v;
-        }
-        elsif ($name eq 'require' || $name eq 'dofile') {
-            my $kid = $op->flags & B::OPf_KIDS() ? $op->first : undef;
-            if ($kid && $kid->name eq 'const') {
-                my $v = $sv->($kid);
-                push $r->{requires}->@*, [$at, $line, $v] if defined $v && $at eq $file;
-            } elsif ($kid && defined(my $t = $var->($kid))) {
-                push @later, [$at, $line, $t];
-            } elsif ($kid) {
-                $fact->('dynamic_require', $name);
-            }
-        }
-        elsif ($op->isa('B::PMOP') && ($op->pmflags & B::PMf_KEEP()) && $op->flags & B::OPf_KIDS()) {
-            my $interpolates = 0;
-            for (my $k = $op->first; $$k; $k = $k->sibling) { $interpolates = 1 if $k->name eq 'regcomp' }
-            push $r->{keep}->@*, [$at, $line] if $interpolates && $at eq $file;
-        }
-        elsif ($name =~ /\Apad[sah]v\z/ && ($op->private & B::OPpPAD_STATE())) {
-            my $pn = $names->ARRAYelt($op->targ);
-            push $r->{state}->@*, [$at, $line, $pn && $$pn ? $pn->PV : '?'] if $at eq $file;
-        }
-        elsif ($name eq 'anoncode' || $name eq 'anonconst') {
-            my $anon = $pad->ARRAYelt($op->targ);
-            _walk($anon, $r, $file, $package, 0) if $anon && $anon->isa('B::CV') && ${ $anon->ROOT };
-        }
-        if ($op->flags & B::OPf_KIDS()) {
-            # (a null op, an ex-rv2sv around $|, is not the parent that counts)
-            for (my $k = $op->first; $$k; $k = $k->sibling) { $visit->($k, $name eq 'null' ? $parent : $op) }
-        }
-    };
-    $visit->($cv->ROOT, undef);
-    undef $visit;
-    for my $l (@later) {
+    local ($W_R, $W_FILE, $W_PACKAGE) = ($r, $file, $package);
+    local $W_LITERAL = {};    # variable => the one string constant assigned to it
+    local $W_LATER = [];      # [file, line, var] of require/do whose name is a variable
+    my @cvs = ([$cv, $top]);
+    while (my $next = shift @cvs) {
+        my ($c, $is_top) = @$next;
+        local $W_TOP = $is_top;
+        local $W_PAD = ($c->PADLIST->ARRAY)[1];
+        local ($W_NAMES) = $c->PADLIST->ARRAY;
+        local ($W_AT, $W_LINE) = ('', 0);
+        local $W_ANON = [];
+        B::walkoptree($c->ROOT, 'kamado_check_probe');
+        push @cvs, map { [$_, 0] } @$W_ANON;
+    }
+    for my $l (@$W_LATER) {
         my ($f, $n, $t) = @$l;
-        if (defined $literal{ $t }) { push $r->{requires}->@*, [$f, $n, $literal{$t}] if $f eq $file }
-        elsif ($f eq $file) { push $r->{facts}->@*, ['dynamic_require', $f, $n, $t] }
+        if (defined $W_LITERAL->{$t}) { push $r->{requires}->@*, [$f, $n, $W_LITERAL->{$t}] }
+        else { push $r->{facts}->@*, ['dynamic_require', $f, $n, $t] }
+    }
+}
+
+sub _fact { push $W_R->{facts}->@*, [$_[0], $W_AT, $W_LINE, $_[1] // ''] if $W_AT eq $W_FILE }
+
+sub _gv {
+    my ($op) = @_;
+    my $gv = $op->can('padix') ? $W_PAD->ARRAYelt($op->padix) : $op->gv;
+    return $gv && $gv->isa('B::GV') ? $gv : undef;
+}
+
+sub _sv {
+    my ($op) = @_;
+    my $sv = $op->can('meth_sv') ? $op->meth_sv : $op->sv;
+    $sv = $W_PAD->ARRAYelt($op->targ) if !$$sv || $sv->isa('B::SPECIAL');
+    return $sv && $$sv && $sv->can('PV') && $sv->FLAGS & B::SVf_POK() ? $sv->PV : undef;
+}
+
+# The name of the variable OP reads ($x, my $x), through null ops.
+sub _var {
+    my ($op) = @_;
+    return undef unless $op && $$op;
+    $op = $op->first while $op->name eq 'null' && $op->flags & B::OPf_KIDS();
+    if ($op->name eq 'gvsv') { my $g = _gv($op); return $g ? '$' . $g->NAME : undef }
+    if ($op->name eq 'padsv') { my $n = $W_NAMES->ARRAYelt($op->targ); return $n && $$n ? $n->PV : undef }
+    return undef;
+}
+
+# The kids of OP (null ops looked through).
+sub _kids {
+    my ($op) = @_;
+    my @kids;
+    return @kids unless $op->flags & B::OPf_KIDS();
+    for (my $k = $op->first; $$k; $k = $k->sibling) {
+        if ($k->name eq 'null' && $k->flags & B::OPf_KIDS()) { push @kids, _kids($k) }
+        elsif ($k->name ne 'null') { push @kids, $k }
+    }
+    return @kids;
+}
+
+sub B::OP::kamado_check_probe {
+    my ($op) = @_;
+    my $name = $op->name;
+    if ($name eq 'nextstate' || $name eq 'dbstate') { ($W_AT, $W_LINE) = ($op->file, $op->line); return }
+    if (my $fact = $OP_FACT{$name}) { _fact($fact); return }
+    if ($name eq 'caller') { _fact('caller_top') if $W_TOP; return }
+    if ($name eq 'gv' || $name eq 'gvsv' || $name eq 'rv2hv') {
+        my $g = $name eq 'rv2hv' ? undef : _gv($op) or return;
+        my $n = $g->NAME;
+        if ($n eq "\x13") { _fact('dollar_s') }
+        elsif ($n eq 'main::' || $n eq '::') { _fact('main_stash') }
+        elsif ($n eq '0') { _fact('dollar0') }
+        elsif ($name eq 'gv' && $SUB_FACT{$n}) { _fact($SUB_FACT{$n}) }
+        elsif ($name eq 'gv' && $n eq 'sleep') {
+            my $st = $g->STASH;
+            _fact('sleep') if $st->can('NAME') && $st->NAME eq 'Time::HiRes';
+        }
+        return;
+    }
+    if ($SET_FLUSH{$name}) {
+        # ($| = 1, $|++: the variable is the last kid)
+        my @kids = _kids($op);
+        my $target = $kids[-1];
+        if ($target && $target->name eq 'gvsv' && (my $g = _gv($target))) { _fact('flush') if $g->NAME eq '|' }
+        if ($name eq 'sassign' && @kids == 2 && $kids[0]->name eq 'const') {
+            my ($v, $t) = (_sv($kids[0]), _var($kids[1]));
+            $W_LITERAL->{$t} = exists $W_LITERAL->{$t} ? undef : $v if defined $t && defined $v;
+        }
+        return;
+    }
+    if ($name eq 'entersub') {
+        # __PACKAGE__->method: the package as an invocant, not as a value
+        my @kids = grep { $_->name ne 'pushmark' } _kids($op);
+        if (@kids >= 2 && $kids[-1]->name =~ /\Amethod/) {
+            my $m = $kids[-1];
+            _fact('flush') if $m->name eq 'method_named' && (_sv($m) // '') eq 'autoflush';
+            $W_R->{invocants}{ ${ $kids[0] } } = 1 if $kids[0]->name eq 'const';
+        }
+        return;
+    }
+    if ($name eq 'const') {
+        my $v = _sv($op);
+        _fact('package_value') if defined $v && $v eq $W_PACKAGE && !delete $W_R->{invocants}{$$op};
+        return;
+    }
+    if ($name eq 'bless') {
+        _fact('bless1') if grep({ $_->name ne 'pushmark' } _kids($op)) == 1;
+        return;
+    }
+    if ($name eq 'require' || $name eq 'dofile') {
+        my $kid = $op->flags & B::OPf_KIDS() ? $op->first : undef;
+        return unless $kid;
+        if ($kid->name eq 'const') {
+            my $v = _sv($kid);
+            push $W_R->{requires}->@*, [$W_AT, $W_LINE, $v] if defined $v && $W_AT eq $W_FILE;
+        } elsif (defined(my $t = _var($kid))) {
+            push @$W_LATER, [$W_AT, $W_LINE, $t] if $W_AT eq $W_FILE;
+        } else {
+            _fact('dynamic_require', $name);
+        }
+        return;
+    }
+    if ($name eq 'anoncode' || $name eq 'anonconst') {
+        my $anon = $W_PAD->ARRAYelt($op->targ);
+        push @$W_ANON, $anon if $anon && $anon->isa('B::CV') && ${ $anon->ROOT };
+        return;
+    }
+    if ($name =~ /\Apad[sah]v\z/) {
+        if ($op->private & B::OPpPAD_STATE()) {
+            my $pn = $W_NAMES->ARRAYelt($op->targ);
+            push $W_R->{state}->@*, [$W_AT, $W_LINE, $pn && $$pn ? $pn->PV : '?'] if $W_AT eq $W_FILE;
+        }
+        return;
+    }
+    if ($op->isa('B::PMOP') && ($op->pmflags & B::PMf_KEEP()) && $op->flags & B::OPf_KIDS()) {
+        my $interpolates = 0;
+        for (my $k = $op->first; $$k; $k = $k->sibling) { $interpolates = 1 if $k->name eq 'regcomp' }
+        push $W_R->{keep}->@*, [$W_AT, $W_LINE] if $interpolates && $W_AT eq $W_FILE;
     }
 }
 
