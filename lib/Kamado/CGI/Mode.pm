@@ -12,7 +12,7 @@ use Kamado::CGI::Mode::Fork;
 
 # The one place that decides how a script runs: the mode asked for (the
 # nearest .kamado-cgi file's, Kamado::CGI::ModeFile, else the server's
-# --cgi-mode), then what the script's first line allows: another
+# --cgi-mode; auto: kamado check's verdict, Kamado::CGI::Auto), then what the script's first line allows: another
 # interpreter (#!/bin/sh) or a program runs in exec mode; a perl script
 # with a #! switch other than -w and -l (-T, -C...) cannot run inside the
 # worker (taint cannot be turned on in a running perl) and runs in fork

@@ -4,7 +4,6 @@ use strict;
 use warnings;
 
 use Cwd ();
-use File::Spec ();
 use PPI;
 use Kamado::CGI::Source;
 use Kamado::Check::Probe;
@@ -17,8 +16,9 @@ use Kamado::Check::Probe;
 # directory inside the tree, and a path held in a variable given a
 # literal once ($config = './config.pl'; do $config). A file named by an
 # expression the reading cannot resolve is noted (dynamic), never guessed:
-# its hazards cannot be seen. Files outside the tree (the system's
-# modules) are not read.
+# its hazards cannot be seen. Files in the system's perl library (the
+# @INC perl started with, Kamado's own included) are not read; every
+# other file is the tree's.
 
 # read(FILE, names => [[file, line, name]...], fast => 1) -> { script,
 # files => [file...], dynamic => [[file, line, text]...], missing =>
