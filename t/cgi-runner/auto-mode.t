@@ -72,6 +72,15 @@ $server = start_server(no_app => 1, workers => 1, args => ['--cgi-bin', $root, '
 is((run($server, $log, 'state.cgi'))[1], 'fork', '--cgi-mode fork: fork, whatever the verdict');
 is $server->stop, 0, 'stopped';
 
+# --preload-cgi: the verdicts are made once, in the generation, before the
+# workers fork; they inherit them
+$server = start_server(no_app => 1, workers => 2, args => ['--cgi-bin', $root, '--preload-cgi']);
+is get_script($server, 'state.cgi')->{body}, "calls=1\n", '--preload-cgi: the state script as under CGI';
+is get_script($server, 'state.cgi')->{body}, "calls=1\n", '... twice';
+like $server->log, qr{\] generation \d+: cgi auto: \Q$root\E/state\.cgi runs in perlrun mode}, 'its verdict made in the generation';
+unlike $server->log, qr{worker \d+ .*cgi auto: \Q$root\E/state\.cgi}, 'not again in a worker';
+is $server->stop, 0, 'stopped';
+
 # plackup -s Kamado: auto by default too (plackup's --access-log is its
 # own: the log lines and the worker's pid tell the modes)
 put('pid.cgi', "#!/usr/bin/perl\nprint qq{Content-Type: text/plain\\n\\n}, \$\$;\n");
