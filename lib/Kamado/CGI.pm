@@ -188,7 +188,6 @@ sub _script {
         dbi => $self->{dbi} ? $self->{dbi_ping} : undef };
     my %deps = %{ ($why && $why->{files}) // {} };
     delete $deps{$file};    # (the script itself: its lstat is looked at anyway)
-    $self->{modes}{$file} = { mode => $mode->NAME, reason => $why->{reason} } if $mode;
     my $v = $why && $why->{auto};
     return { file => $file, mode => $mode, args => $args, error => $error, mode_files => $mode_files,
         mode_key => $mode_key, deps => %deps ? \%deps : undef, why => $why && $why->{reason},
