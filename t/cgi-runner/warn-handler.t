@@ -13,6 +13,11 @@ use Kamado::Test::CGI qw(put_script get_script);
 my $root = File::Temp::tempdir(CLEANUP => 1);
 put_script($root, 'stamped.cgi', "#!/usr/bin/perl\nBEGIN { \$SIG{__WARN__} = sub { print STDERR 'STAMPED: ', \@_ } }\n"
     . "warn qq{hello \$ENV{QUERY_STRING}\\n};\nprint qq{Content-Type: text/plain\\n\\nok\\n};\n");
+# under CGI a named sub sees the file's variables: perl's "will not stay
+# shared" is the wrapper's doing, never logged, through the script's own
+# handler neither
+put_script($root, 'carp.cgi', "#!/usr/bin/perl -w\nuse CGI::Carp;\nmy \$count = 0;\nsub bump { ++\$count }\n"
+    . "print qq{Content-Type: text/plain\\n\\n}, bump(), qq{\\n};\n");
 put_script($root, 'plain.cgi', "#!/usr/bin/perl\nwarn qq{plain \$ENV{QUERY_STRING}\\n};\nprint qq{Content-Type: text/plain\\n\\nok\\n};\n");
 for my $mode (qw(registry perlrun)) {
     my $server = start_server(no_app => 1, workers => 1, args => ['--cgi-bin', $root, '--cgi-mode', $mode]);
@@ -21,6 +26,9 @@ for my $mode (qw(registry perlrun)) {
         wait_until { $server->log =~ /hello $mode$n/ } "$mode: its warning logged ($n)";
         like $server->log, qr/^STAMPED: hello $mode$n$/m, "$mode: through its own __WARN__ handler ($n)";
     }
+    is get_script($server, 'carp.cgi')->{body}, "1\n", "$mode: a CGI::Carp script whose sub uses a file-scoped variable";
+    is get_script($server, 'carp.cgi')->{body}, "1\n", "$mode: ... again";
+    unlike $server->log, qr/will not stay shared/, "$mode: no \"will not stay shared\" in the log";
     is get_script($server, "plain.cgi?$mode")->{body}, "ok\n", "$mode: another script";
     wait_until { $server->log =~ /plain $mode/ } "$mode: its warning logged";
     unlike $server->log, qr/STAMPED: plain/, "$mode: not through the first script's handler";

@@ -143,6 +143,10 @@ sub compile {
     my %shared = map { $_ => 1 } captured($s->{subs});
     print STDERR grep { !(/\AVariable "(.+?)" will not stay shared at \Q$s->{file}\E line \d+\.\n\z/ && $shared{$1}) }
         @warnings;
+    # (those that went through a __WARN__ handler the script set while
+    # compiling, CGI::Carp's, reached its STDERR stamped: the runner
+    # leaves them out of what it logs, wrapper's)
+    $s->{shared} = \%shared if defined $warn;
     $s->{snapshot} = Kamado::CGI::Snapshot->take(own_packages($s));
     $s->{known_packages} = keys $s->{packages}->%*;
     # the names the script spells main::x (or ::x): under CGI its own

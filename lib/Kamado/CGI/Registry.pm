@@ -188,7 +188,13 @@ sub _compile_and_run {
     # (what the script wrote to STDERR, perl's errors and warnings among
     # it: the server's STDERR gets it as it is)
     if (length(my $errors = Kamado::CGI::World::read_from(fileno $keep->{err}, $err_start))) {
-        print STDERR $errors =~ /\n\z/ ? $errors : "$errors\n";
+        # ("will not stay shared" of a file-scoped variable, through the
+        # script's own __WARN__ handler: the wrapper's, not the script's;
+        # Kamado::CGI::Compile)
+        if (my $shared = delete $s->{shared}) {
+            $errors =~ s/^.*\bVariable "(.+?)" will not stay shared at \Q$file\E line \d+\.\n/$shared->{$1} ? '' : $&/gme;
+        }
+        print STDERR $errors =~ /\n\z/ ? $errors : "$errors\n" if length $errors;
     }
     Kamado::Log->error("$file: ran for more than $args->{timeout} s (--cgi-timeout): stopped") if $timed_out;
     Kamado::Log->error("$file: could not be compiled (its errors are above)") unless $compiled || $exited;
