@@ -30,4 +30,13 @@ is get_script($server, 'tally.cgi')->{body}, "count=1\n", '... again';
 is scalar(() = $server->log =~ /tally\.cgi demoted/g), 1, 'one log line';
 
 is $server->stop, 0, 'stopped';
+
+# with --preload-cgi the module is loaded before the first run: that
+# run's change is seen, and the second request is plain CGI's already
+put('tally.cgi', "#!/usr/bin/perl\nuse lib 'lib';\nuse Tally;\nprint qq{Content-Type: text/plain\\n\\n}, 'count=', Tally::add(), qq{\\n};\n# again\n");
+$server = start_server(no_app => 1, workers => 1, args => ['--cgi-bin', $root, '--preload-cgi']);
+is get_script($server, 'tally.cgi')->{body}, "count=1\n", '--preload-cgi: the first run';
+like $server->log, qr{tally\.cgi demoted: registry -> fork mode: B5 at run time}, '... demoted after it';
+is get_script($server, 'tally.cgi')->{body}, "count=1\n", '... the second request: plain CGI\'s output';
+is $server->stop, 0, 'stopped';
 done_testing;

@@ -15,17 +15,29 @@ use Kamado::CGI::Auto;
 # - the package variables of the modules of its tree (packages of their
 #   own, which the in-process modes do not put back: doc/CGI-HAZARDS.md
 #   B5): a run that changes them leaves state for the next request, as
-#   under no CGI. Compared from one run's end to the next's (the first
-#   run's changes are those of loading); demoted to fork, where nothing
-#   of a run survives.
+#   under no CGI. Compared from one run's end to the next's (a first run
+#   that loads them cannot tell their loading from its changes), or from
+#   before the first run when they were loaded already (--preload-cgi);
+#   demoted to fork, where nothing of a run survives.
 # (The locale, %SIG, umask and the rest of the process's state are put
 # back by the in-process modes themselves: Kamado::CGI::World.)
 
 use constant MAX_DEPTH => 4;
 
-# before(ENTRY) -> what after() compares with (nothing yet: the state of
-# the run before is kept with the verdict).
-sub before { return {} }
+# before(ENTRY) -> what after() compares with (the state of the run
+# before is kept with the verdict; for the first run, the state now when
+# the modules are loaded already: compiled in the generation, with
+# --preload-cgi, so that the first run's changes are seen too).
+sub before {
+    my ($class, $entry) = @_;
+    my $v = $entry->{verdict};
+    if (!$v->{net_state} && $entry->{packages}) {
+        no strict 'refs';
+        $v->{net_state} = fingerprint($entry->{packages}->@*)
+            unless grep { !%{"${_}::"} } $entry->{packages}->@*;
+    }
+    return {};
+}
 
 # after(ENTRY, BEFORE): the demotion, when the run left a trace.
 sub after {
