@@ -6,6 +6,7 @@ requires 'HTTP::Date';
 requires 'Filesys::Notify::Simple';    # --reload
 recommends 'Linux::Inotify2';          # --reload without a scan every 2 s
 requires 'Apache::LogFormat::Compiler', '0.33';
+requires 'PPI', '1.270';                # kamado check
 
 on configure => sub {
     requires 'ExtUtils::MakeMaker', '6.64';
@@ -17,6 +18,7 @@ on test => sub {
     requires 'LWP::UserAgent', '6.00';
     requires 'HTTP::Status', '6.00';
     requires 'CGI', '4.00';    # the legacy CGI fixtures use CGI.pm
+    requires 'CGI::Fast';      # t/check's CGI::Fast fixture
     # t/dbi/: private MariaDB and PostgreSQL servers, and SQLite
     requires 'DBI', '1.631';
     requires 'DBD::MariaDB', '1.00';

@@ -5,6 +5,7 @@ use warnings;
 
 use Cwd ();
 use Scalar::Util ();
+use Kamado::CGI::Auto::Net;
 use Kamado::CGI::Env;
 use Kamado::CGI::Mapper;
 use Kamado::CGI::Mode;
@@ -31,7 +32,7 @@ sub new {
     my ($class, %args) = @_;
     my $root = $args{root} // die "Kamado::CGI: root is required\n";
     -d $root or die "Kamado::CGI: root '$root' is not a directory\n";
-    my $mode = $args{mode} // 'fork';
+    my $mode = $args{mode} // 'auto';    # (Kamado::CGI::Auto)
     grep { $_ eq $mode } @MODES or die "Kamado::CGI: unknown mode '$mode' (known: @MODES)\n";
     my $real = Cwd::realpath($root);
     my $dbi = $args{persistent_dbi} // 1;
@@ -85,7 +86,11 @@ sub call {
         unless pack('j5', (lstat $hit->{file})[0, 1, 2, 7, 9]) eq $hit->{lstat}
         && !grep({ lstat; !-d _ || (stat _)[2] & 0002 } $self->{root}, $hit->{dirs}->@*)
         && !grep({ -f } $hit->{absent}->@*)
-        && Kamado::CGI::ModeFile::key($hit->{mode_files}) eq $hit->{mode_key};
+        && Kamado::CGI::ModeFile::key($hit->{mode_files}) eq $hit->{mode_key}
+        # (auto: the files the verdict read, the libraries it pulls in,
+        # and a demotion by the run-time net)
+        && (!$hit->{deps} || Kamado::CGI::Source::unchanged($hit->{deps}))
+        && (!$hit->{verdict} || $hit->{verdict}{serial} == $hit->{serial});
     return $self->_run($env, $hit);
 }
 
@@ -174,15 +179,20 @@ sub _script {
     # (the files' key before they are read: a change in between is seen next time)
     my $mode_files = $self->{mode_files}->files($dir);
     my $mode_key = Kamado::CGI::ModeFile::key($mode_files);
-    my ($mode, $error) = Kamado::CGI::Mode->for($file, default => $self->{mode}, mode_files => $self->{mode_files});
+    my ($mode, $error, $why) = Kamado::CGI::Mode->for($file, default => $self->{mode}, mode_files => $self->{mode_files});
     # (the modes' arguments but the env, kept with the mapping: the
     # in-process modes put the CGI variables in %ENV straight from the
     # script's fixed part and the PSGI env, no hash between)
     my $args = $mode && { mode => $mode->NAME, script => \%script, fixed => $cgi_env,
         timeout => $self->{timeout}, redirect => $self->_redirect,
         dbi => $self->{dbi} ? $self->{dbi_ping} : undef };
+    my %deps = %{ ($why && $why->{files}) // {} };
+    delete $deps{$file};    # (the script itself: its lstat is looked at anyway)
+    my $v = $why && $why->{auto};
     return { file => $file, mode => $mode, args => $args, error => $error, mode_files => $mode_files,
-        mode_key => $mode_key };
+        mode_key => $mode_key, deps => %deps ? \%deps : undef, why => $why && $why->{reason},
+        $v ? (verdict => $v, serial => $v->{serial}, packages => $v->{packages},
+            net => $mode && Kamado::CGI::Mode->in_process($mode->NAME) && $v->{packages} && @{ $v->{packages} }) : () };
 }
 
 sub _run {
@@ -191,8 +201,12 @@ sub _run {
         Kamado::Log->error($entry->{error});
         return [500, ['Content-Type' => 'text/plain'], ["Internal Server Error\n"]];
     }
+    $env->{'kamado.cgi_mode'} = $entry->{args}{mode};
     Kamado::DBI::begin_request() if $self->{dbi} && $INC{'Kamado/DBI.pm'};
+    # (auto mode's run-time net, around a run in the worker)
+    my $net = $entry->{net} && Kamado::CGI::Auto::Net->before($entry);
     my $res = $entry->{mode}->response($entry->{args}, $env);
+    Kamado::CGI::Auto::Net->after($entry, $net) if $net;
     _dbi_request_end($env) if $self->{dbi} && $INC{'DBI.pm'} && Kamado::DBI::in_use();
     return $res;
 }
@@ -304,7 +318,24 @@ symbolic link on the way is mapped afresh every time.
 
 =over
 
-=item fork (the default)
+=item auto (the default)
+
+Each script runs in the fastest of the modes below that runs it as plain
+CGI would: kamado check's verdict for it (L<Kamado::Check>, C<kamado
+check>), made when the script is first mapped (with C<--preload-cgi>, in
+the generation before the workers fork, which inherit it) and made again
+when the script or a file it pulls in changes (the libraries it requires,
+the modules of its tree). Each verdict is logged once with its reason; a
+script whose new verdict is a slower mode (an edit made it hazardous) is
+logged as a warning, and its next request runs in that mode. A script
+that does not compile runs in fork mode (its error logged as fork mode
+logs it), one for another interpreter in exec mode. A F<.kamado-cgi>
+file, or an explicit C<mode>, wins. A verdict costs a compile of the
+script in a child perl (0.1 to 0.3 s for a 4,000-line script), once per
+version of the script and per worker, or once for all with
+C<--preload-cgi>.
+
+=item fork
 
 Each worker starts, per script, a perl that compiles the script as its
 main program (as CGI does: package C<main>, C<__END__> and C<DATA>, the

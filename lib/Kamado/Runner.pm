@@ -225,6 +225,12 @@ sub serve {
     Kamado::Notify->init;
     my @listeners = Kamado::Runner::Listeners->app($opt);
     my $status_listener = Kamado::Runner::Listeners->status($opt);
+    # (the CGI scripts' modes, which the workers tell the status process:
+    # a file every process of the server inherits)
+    if ($status_listener && ($opt->{cgi_bin} || $opt->{cgi_docroot})) {
+        require Kamado::CGI::Auto;
+        Kamado::CGI::Auto->share;
+    }
     # bound and opened as root; the app loaded and served as --user
     $_->set_access(defined $opt->{socket_mode} ? oct $opt->{socket_mode} : undef, $ids ? @$ids{qw(uid gid)} : ())
         for @listeners, $status_listener // ();

@@ -202,7 +202,24 @@ sub snapshot {
             0 .. $#Kamado::Scoreboard::EXITS},
         generation_starts => {map { ($_ => $self->{starts}{$_} // 0) } qw(start hup reload replace)},
         generation_exits => {map { ($_ => $self->{ends}{$_} // 0) } qw(exited crashed killed)},
+        cgi_scripts => _cgi_scripts(),
     };
+}
+
+# The CGI scripts' modes, as the workers chose them (--cgi-mode auto:
+# Kamado::CGI::Auto), one entry per script: its mode (the slowest any
+# live worker gave it: a demotion is one worker's), why, and since when.
+sub _cgi_scripts {
+    return [] unless $INC{'Kamado/CGI/Auto.pm'};
+    my %rank = (registry => 0, perlrun => 1, fork => 2, exec => 3);
+    my %by;
+    for my $w (Kamado::CGI::Auto->shared->@*) {
+        my $had = $by{ $w->{script} };
+        $by{ $w->{script} } = $w if !$had || $w->{time} > $had->{time} && $rank{ $w->{mode} } >= $rank{ $had->{mode} }
+            || $rank{ $w->{mode} } > $rank{ $had->{mode} };
+    }
+    return [map { { script => $_->{script}, mode => $_->{mode}, reason => $_->{reason},
+        demoted => $_->{demoted} ? JSON::PP::true() : JSON::PP::false(), since => $_->{time} + 0 } } @by{ sort keys %by }];
 }
 
 # Requests a second over the last minute (or since the first look).

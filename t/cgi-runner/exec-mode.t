@@ -109,6 +109,7 @@ for my $mode (qw(exec fork registry perlrun)) {
     is get('/cgi-bin/%2e%2e/%2e%2e/etc/passwd')->{status}, 400, '.. encoded above the root: 400';
     is get('/cgi-bin/escape.txt')->{status}, 403, 'a symlink out of the root: 403';
     is get('/cgi-bin/etc/hostname')->{status}, 403, 'a file under a symlinked directory out of the root: 403';
+    like $server->log, qr{\Q$root\E/escape\.txt: a symbolic link to \S+, outside \S+: not followed}, '... logged, with the link\'s target';
     is get('/cgi-bin/inner/index.cgi')->{status}, 200, 'a symlink that stays inside the root is followed';
     is get('/cgi-bin/env.cgi%00.txt')->{status}, 400, 'a NUL in the path: 400 from the server, before any script';
     is get('/cgi-bin/sub/%252e%252e/env.cgi')->{status}, 404, '.. encoded twice is a name, not a step up: 404';

@@ -44,11 +44,17 @@ for my $mode (qw(fork exec)) {
 # a .kamado-cgi asking for registry: installed when that script first runs
 put('.kamado-cgi', "mode registry inside.cgi\n");
 put('inside.cgi', "print qq{Content-Type: text/plain\\n\\ninside};\n");
-$server = start_server(app => $app, args => ['--cgi-bin', $root]);
-is get('/cgi-bin/hello.cgi')->{status}, 200, 'fork mode by default';
+$server = start_server(app => $app, args => ['--cgi-bin', $root, '--cgi-mode', 'fork']);
+is get('/cgi-bin/hello.cgi')->{status}, 200, 'fork mode';
 is get('/app')->{body}, $none, 'none before a registry script ran';
 is get('/cgi-bin/inside.cgi')->{body}, 'inside', 'the registry script runs';
 is get('/app')->{body}, $all, 'installed once it ran';
+$server->stop;
+
+# auto (the default) may choose an in-process mode for any script: the
+# overrides are there before any script compiles
+$server = start_server(app => $app, args => ['--cgi-bin', $root]);
+is get('/app')->{body}, $all, 'auto mode: installed from the start';
 $server->stop;
 
 $server = start_server(app => $app, args => ['--cgi-bin', $root, '--cgi-mode', 'registry']);

@@ -30,7 +30,7 @@ for my $case (
     [['--cgi-docroot', "/site=$dir/no/such", '--listen', '127.0.0.1:0'], qr{--cgi-docroot /site=\S+/no/such: '\S+/no/such' is not a directory}],
     [['--cgi-docroot', $dir, '--listen', '127.0.0.1:0'], qr{--cgi-docroot at / and a PSGI app: give the document root a /PREFIX}],
     [['--cgi-docroot', "/x=$dir", '--cgi-bin', "/x=$dir", '--listen', '127.0.0.1:0'], qr{--cgi-docroot /x=\S+: /x is mounted twice}],
-    [['--cgi-bin', $dir, '--cgi-mode', 'fastest', '--listen', '127.0.0.1:0'], qr/--cgi-mode must be one of fork exec registry perlrun, not 'fastest'/],
+    [['--cgi-bin', $dir, '--cgi-mode', 'fastest', '--listen', '127.0.0.1:0'], qr/--cgi-mode must be one of auto fork exec registry perlrun, not 'fastest'/],
     [['--cgi-bin', $dir, '--cgi-ext', '.cgi', '--listen', '127.0.0.1:0'], qr/--cgi-ext \.cgi: a comma list of extensions without dots/],
     [['--pool', 'ai:ai/', '--listen', '127.0.0.1:0'], qr/--pool 'ai:ai\/'.*start with \//],
     [['--pool', 'ai:/ai/,workers=0', '--listen', '127.0.0.1:0'], qr/--pool .*workers=0/],

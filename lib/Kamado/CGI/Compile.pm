@@ -72,9 +72,16 @@ sub compile {
     };
     my @warnings;
     undef $Kamado::CGI::Overrides::EXIT_CODE;
+    # (a __WARN__ handler the script sets while it compiles, in a BEGIN
+    # block or through CGI::Carp, is its own: kept for its runs, as
+    # __DIE__ is, not dropped with the collector)
+    my $collect = sub { push @warnings, $_[0] };
+    my $warn;
     my $code = do {
-        local $SIG{__WARN__} = sub { push @warnings, $_[0] };
-        Kamado::CGI::Require::compile_source($wrapped);
+        local $SIG{__WARN__} = $collect;
+        my $code = Kamado::CGI::Require::compile_source($wrapped);
+        $warn = $SIG{__WARN__} if !ref $SIG{__WARN__} || $SIG{__WARN__} != $collect;
+        $code;
     };
     my $endav = end_blocks();
     my $new = @$endav - $end;
@@ -92,6 +99,7 @@ sub compile {
     splice @$endav, $_, 1 for reverse @own;
     my %changed = Kamado::CGI::World::changed_signals($signals);
     $s->{sig} = { map { $_ => $SIG{$_} } keys %changed };
+    $s->{sig}{__WARN__} = $warn if defined $warn;
     $SIG{$_} = $changed{$_} for keys %changed;
     $s->{cgi_symbols} = [@CGI::SAVED_SYMBOLS];
     $s->{cgi_settings} = defined &CGI::initialize_globals ? [$CGI::POST_MAX, $CGI::DISABLE_UPLOADS] : [-1, 0];
@@ -135,6 +143,10 @@ sub compile {
     my %shared = map { $_ => 1 } captured($s->{subs});
     print STDERR grep { !(/\AVariable "(.+?)" will not stay shared at \Q$s->{file}\E line \d+\.\n\z/ && $shared{$1}) }
         @warnings;
+    # (those that went through a __WARN__ handler the script set while
+    # compiling, CGI::Carp's, reached its STDERR stamped: the runner
+    # leaves them out of what it logs, wrapper's)
+    $s->{shared} = \%shared if defined $warn;
     $s->{snapshot} = Kamado::CGI::Snapshot->take(own_packages($s));
     $s->{known_packages} = keys $s->{packages}->%*;
     # the names the script spells main::x (or ::x): under CGI its own

@@ -62,6 +62,18 @@ sub fixed {
     return { vars => \%vars, set => \%set, unset => \@unset };
 }
 
+# compile_env(FIXED) -> (NAME => VALUE...): the environment a script
+# compiles in, in every mode: the CGI variables no request changes
+# (--cgi-env's set, its unset left out), none of a request's (the query,
+# the headers, the client, the path info): a value read at compile time
+# (BEGIN, use constant) is then never one user's.
+sub compile_env {
+    my ($fixed) = @_;
+    my %env = ($fixed->{vars}->%*, $fixed->{set}->%*);
+    delete @env{ 'PATH_INFO', 'PATH_TRANSLATED', $fixed->{unset}->@* };
+    return %env;
+}
+
 1;
 __END__
 

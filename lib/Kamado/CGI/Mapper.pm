@@ -81,7 +81,10 @@ sub resolve {
     my $target;
     if ($symlink) {
         $target = Cwd::realpath($file) // return _deny(404);
-        return _deny(403) unless index($target, "$self->{root}/") == 0;
+        # (said in the log: an administrator who laid out a site so, as
+        # Debian's backuppc does, needs to know why it is refused)
+        return _deny(403, "$file: a symbolic link to $target, outside $self->{root}: not followed")
+            unless index($target, "$self->{root}/") == 0;
     }
     my ($base) = $file =~ m{([^/]+)\z};
     my ($real) = defined $target ? $target =~ m{([^/]+)\z} : ($base);

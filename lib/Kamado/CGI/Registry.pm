@@ -188,7 +188,13 @@ sub _compile_and_run {
     # (what the script wrote to STDERR, perl's errors and warnings among
     # it: the server's STDERR gets it as it is)
     if (length(my $errors = Kamado::CGI::World::read_from(fileno $keep->{err}, $err_start))) {
-        print STDERR $errors =~ /\n\z/ ? $errors : "$errors\n";
+        # ("will not stay shared" of a file-scoped variable, through the
+        # script's own __WARN__ handler: the wrapper's, not the script's;
+        # Kamado::CGI::Compile)
+        if (my $shared = delete $s->{shared}) {
+            $errors =~ s/^.*\bVariable "(.+?)" will not stay shared at \Q$file\E line \d+\.\n/$shared->{$1} ? '' : $&/gme;
+        }
+        print STDERR $errors =~ /\n\z/ ? $errors : "$errors\n" if length $errors;
     }
     Kamado::Log->error("$file: ran for more than $args->{timeout} s (--cgi-timeout): stopped") if $timed_out;
     Kamado::Log->error("$file: could not be compiled (its errors are above)") unless $compiled || $exited;
@@ -251,7 +257,16 @@ sub _within {
         local $PersistentPerl::RUNNER = Kamado::CGI::Persistent->runner($s->{perlrun});
         # (the script's errors are caught inside; this is for the runner's)
         eval {
-            Kamado::CGI::Compile::compile($s) unless $s->{code};
+            # registry compiles once for the requests to come: in the CGI
+            # variables no request changes (BEGIN, `use constant` never
+            # keep one user's data for the next); perlrun, per request,
+            # in the request's, as CGI
+            if ($s->{code}) {}
+            elsif ($s->{perlrun}) { Kamado::CGI::Compile::compile($s) }
+            else {
+                local %ENV = Kamado::CGI::Env::compile_env($fixed);
+                Kamado::CGI::Compile::compile($s);
+            }
             _run($s, $keep, $timeout) if $s->{code} && $run;
             1;
         } or Kamado::Log->error("$s->{file}: $@");
@@ -297,6 +312,12 @@ sub _run {
         CGI->_setup_symbols($s->{cgi_symbols}->@*) if $s->{cgi_symbols}->@*;
         no warnings 'once';
         ($CGI::POST_MAX, $CGI::DISABLE_UPLOADS) = $s->{cgi_settings}->@*;
+    }
+    # a CGI::Fast loop runs once per request, as under CGI
+    if (defined &CGI::Fast::new) {
+        require Kamado::CGI::FCGIRequest;
+        no warnings 'once';
+        $CGI::Fast::Ext_Request = Kamado::CGI::FCGIRequest->new;
     }
     if (defined &CGI::Carp::die) {
         no strict 'refs';

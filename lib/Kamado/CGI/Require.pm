@@ -89,9 +89,15 @@ sub forget {
     }
 }
 
+# The worker's own library (the @INC it started with): what a module of
+# it requires (bytes.pm's bytes_heavy.pl) is that module's business, as
+# it would be in any perl, never a library of the script's.
+my @WORKER_INC = grep { !ref && m{\A/} } @INC;
+
 sub _library {
-    my ($name) = @_;
+    my ($name, $from) = @_;
     return 0 if !defined $name || ref $name || !$SCRIPT;
+    return 0 if defined $from && grep { index($from, "$_/") == 0 } @WORKER_INC;
     return 0 if $name =~ /\Av?\d[\d._]*\z/;    # require VERSION
     return 1 if $name =~ m{\A\.{0,2}/};
     return 1 if $name !~ /\.pm\z/;
@@ -128,7 +134,7 @@ sub _resolve {
 }
 
 sub _require {
-    return perls('require', $_[0], caller) unless _library($_[0]);
+    return perls('require', $_[0], caller) unless _library($_[0], (caller)[1]);
     my ($name) = @_;
     my ($package, $file, $line) = caller;
     my $path = _resolve($name) // die "Can't locate $name in \@INC (\@INC contains: @INC) at $file line $line.\n";
@@ -147,7 +153,7 @@ sub _require {
 }
 
 sub _do {
-    return perls('do', $_[0], caller) unless _library($_[0]);
+    return perls('do', $_[0], caller) unless _library($_[0], (caller)[1]);
     my ($name) = @_;
     my $path = _resolve($name);
     if (!defined $path) {

@@ -24,7 +24,8 @@ sub read {
 }
 
 # (whether perl runs it, the switches of its #! line) of a script's first
-# line: no #! line, or an interpreter whose name has "perl" in it, is perl;
+# line: no #! line, or an interpreter whose name has "perl" in it (found
+# through env or not), is perl;
 # so is SpeedyCGI's speedy, and then the first is the name perl must be
 # started under to run it (see Kamado::CGI::Mode::Exec::command); a program
 # (ELF) is not. PersistentPerl's and SpeedyCGI's own options come after a
@@ -33,6 +34,8 @@ sub read {
 sub shebang {
     my ($first) = @_;
     return 0 if $first =~ /\A\x7fELF/;
+    # (#!/usr/bin/env perl is perl found in PATH: the same perl here)
+    $first =~ s{^#!\s*\S*/env\s+(?=\S*perl\S*(?:\s|\z))}{#!};
     my ($interpreter) = $first =~ /^#!\s*(\S+)/;
     return (1) unless defined $interpreter;
     my ($speedy) = $interpreter =~ m{(?:\A|/)(perperl|speedy)\z};

@@ -46,6 +46,10 @@ sub render {
                 $s->{generations}->@*),
         '<h2>Pools</h2>',
         _table('pools', ['Pool', 'Queued connections'], map { [$_->{name}, $_->{queued}] } $s->{pools}->@*),
+        ($s->{cgi_scripts} && $s->{cgi_scripts}->@* ? ('<h2>CGI scripts</h2>',
+            _table('cgi-scripts', ['Script', 'Mode', 'Why'],
+                map { [$_->{script}, $_->{mode} . ($_->{demoted} ? ' (demoted at run time)' : ''), $_->{reason}] } $s->{cgi_scripts}->@*))
+            : ()),
         '<h2>Worker exits</h2>',
         _table('exits', ['Cause', 'Workers'], map { [$_, $s->{worker_exits}{$_}] } sort keys $s->{worker_exits}->%*),
         '<p>Also: <a href="status.json">status.json</a>, <a href="metrics">metrics</a>.</p>',
@@ -104,7 +108,8 @@ Kamado::Status::HTML - the status page, like Apache's server-status
 
 C<render($snapshot, $refresh)> returns the page: the server's summary
 (C<dl id="server">), then tables C<workers> (one row a worker), C<generations>,
-C<pools> and C<exits>. With C<$refresh> (seconds), a meta refresh.
+C<pools>, C<cgi-scripts> (each CGI script's mode and why, when there
+are CGI directories: L<Kamado::CGI::Auto>) and C<exits>. With C<$refresh> (seconds), a meta refresh.
 Every value is HTML-escaped, and bytes outside printable ASCII are shown
 as C<\xNN>: a request line is whatever a client sent.
 

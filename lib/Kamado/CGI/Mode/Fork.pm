@@ -57,7 +57,7 @@ sub response {
         my $file = $args->{script}{filename};
         my $cgi_env = Kamado::CGI::Env::request($env, $args->{fixed});
         for my $try (1, 2) {
-            my $z = _zygote($file, $args->{script}{key}, $args->{script}{dir}, $args->{dbi}) or return undef;
+            my $z = _zygote($file, $args->{script}{key}, $args->{script}{dir}, $args->{dbi}, $args->{fixed}) or return undef;
             my $pid = _send($z, \@fds, $cgi_env);
             return $pid if $pid;
             # it died meanwhile (killed, or its perl exited): once more
@@ -86,7 +86,7 @@ sub _send {
 
 # The live zygote of a script, started (and waited for) if need be.
 sub _zygote {
-    my ($file, $key, $dir, $dbi) = @_;
+    my ($file, $key, $dir, $dbi, $fixed) = @_;
     my $z = $zygotes{$file};
     # the script and each of its private libraries as they were compiled
     if ($z && $z->{key} eq $key && Kamado::CGI::Source::unchanged($z->{deps})) {
@@ -98,7 +98,7 @@ sub _zygote {
         my ($oldest) = sort { $zygotes{$a}{used} <=> $zygotes{$b}{used} } keys %zygotes;
         _forget($oldest);
     }
-    return _ready(_start($file, $key, $dir, $dbi), $file, $dir);
+    return _ready(_start($file, $key, $dir, $dbi, $fixed), $file, $dir);
 }
 
 # preload(SCRIPT, ENV): the script's zygote is started by each worker
@@ -108,7 +108,7 @@ sub _zygote {
 # the generation notes the scripts, and each worker starts their zygotes
 # at once and then waits for them all (Kamado::Prefork's
 # @AT_WORKER_START). At most MAX_ZYGOTES: past them, undef.
-my @preload;    # [file, key, dir, dbi]
+my @preload;    # [file, key, dir, dbi, fixed]
 
 sub preload {
     my ($class, $args, $env) = @_;
@@ -116,20 +116,22 @@ sub preload {
     return 1 if grep { $_->[0] eq $script->{filename} } @preload;
     return undef if @preload >= MAX_ZYGOTES;
     { no warnings 'once'; push @Kamado::Prefork::AT_WORKER_START, \&_start_preloaded unless @preload }
-    push @preload, [$script->{filename}, $script->{key}, $script->{dir}, $args->{dbi}];
+    push @preload, [$script->{filename}, $script->{key}, $script->{dir}, $args->{dbi}, $args->{fixed}];
     return 1;
 }
 
 sub _start_preloaded {
-    my @started = map { [$_, _start($_->@[0 .. 3])] } grep { !$zygotes{ $_->[0] } } @preload;
+    my @started = map { [$_, _start($_->@[0 .. 4])] } grep { !$zygotes{ $_->[0] } } @preload;
     _ready($_->[1], $_->[0]->@[0, 2]) for @started;
 }
 
 # A zygote started on the script FILE (fork and exec): { pid, sock, key }.
 # DBI: --dbi-ping-interval when the zygote lends database handles
-# (Kamado::DBI::Lend), else undef.
+# (Kamado::DBI::Lend), else undef. FIXED: the script's request-independent
+# CGI variables (Kamado::CGI::Env->fixed), its environment while it
+# compiles.
 sub _start {
-    my ($file, $key, $dir, $dbi) = @_;
+    my ($file, $key, $dir, $dbi, $fixed) = @_;
     socketpair(my $mine, my $theirs, AF_UNIX, SOCK_STREAM, PF_UNSPEC) or die "Can't create a socket pair: $!\n";
     my @command = Kamado::CGI::Mode::Exec::command($file);
     my $pid = fork // die "Can't fork: $!\n";
@@ -147,8 +149,10 @@ sub _start {
         Kamado::set_parent_death_signal(POSIX::SIGTERM());
         Kamado::CGI::Relay::default_signals();
         # (the hash seed the server was started with is the scripts' too,
-        # as it is for the in-process modes)
-        %ENV = (PATH => $ENV{PATH} // '/usr/bin:/bin',
+        # as it is for the in-process modes; BEGIN blocks see the CGI
+        # variables no request changes, --cgi-env's among them, as under
+        # CGI, and none of a request's)
+        %ENV = (PATH => $ENV{PATH} // '/usr/bin:/bin', ($fixed ? Kamado::CGI::Env::compile_env($fixed) : ()),
                 map { defined $ENV{$_} ? ($_ => $ENV{$_}) : () } qw(PERL_HASH_SEED PERL_PERTURB_KEYS));
         # perl, the script's switches, then ours, then the script
         my $script = pop @command;
