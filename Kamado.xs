@@ -107,6 +107,8 @@ INCLUDE: xs/Loop.xsh
 
 INCLUDE: xs/LoopWrite.xsh
 
+INCLUDE: xs/LoopStream.xsh
+
 INCLUDE: xs/LoopLog.xsh
 
 INCLUDE: xs/Scoreboard.xsh

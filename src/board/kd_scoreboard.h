@@ -96,7 +96,7 @@ typedef struct {
     char request[KD_SB_REQUEST_LEN];
     double started;                 /* when the current request began: CLOCK_MONOTONIC */
     uint32_t pool;                  /* the pool it serves (0: the default one) */
-    uint32_t pad0;
+    uint32_t streams;               /* requests being served: more than one in an async worker */
     uint64_t mem_private;           /* bytes: Private_Clean + Private_Dirty */
     uint64_t mem_shared;            /* bytes: Shared_Clean + Shared_Dirty */
     uint64_t mem_pss;               /* bytes: Pss */
