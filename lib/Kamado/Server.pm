@@ -271,7 +271,11 @@ sub upgradable {
 # through psgix.io; the loop forgets it. Returns as write_response does.
 sub upgrade {
     my ($self, $fd, $env, $res) = @_;
-    return $self->{loop}->upgrade($fd, $res->[0], $res->[1]);
+    my $up = $self->{loop}->upgrade($fd, $res->[0], $res->[1]);
+    # the loop's sockets do not block; a blocking worker's app reads and
+    # writes its own the plain way
+    $env->{'psgix.io'}->blocking(1) if $up && !$env->{'psgi.nonblocking'};
+    return $up;
 }
 
 # A process the app forked has returned into the server: the connection

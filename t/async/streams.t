@@ -42,6 +42,15 @@ sub {
             };
         };
     }
+    if ($path eq '/idle') {
+        # waits 60 s before its first event (a slow model thinking)
+        return sub {
+            my ($r) = @_;
+            my $w = $r->([200, ['Content-Type' => 'text/event-stream']]);
+            my $t; $t = AE::timer 60, 0, sub { undef $t; $w->write("data: late\n\n"); $w->close };
+            $w->on_close(sub { undef $t; print STDERR "idle stream closed at ", Time::HiRes::time(), "\n" });
+        };
+    }
     if ($path eq '/big') {
         # 8 MiB in 64 KiB pieces, each written when the last has gone
         return sub {
@@ -131,6 +140,16 @@ ok eventually(sub { substr($server->log, $log_before) =~ /on_close after \d+ at 
 my ($noticed) = substr($server->log, $log_before) =~ /on_close after \d+ at ([\d.]+)/;
 cmp_ok $noticed - $left_at, '<', 1, 'within one second of the close (' . sprintf('%.3f', $noticed - $left_at) . ' s)';
 ok eventually(sub { substr($server->log, $log_before) =~ /cleanup after/ }, 5), 'and its cleanup handlers ran';
+
+# a client that leaves an idle stream: no write finds it gone, the loop does
+my $idle = $server->send_get('/idle');
+my $idle_head = read_response($idle, timeout => 0.5);    # (the head only: the body never ends)
+Time::HiRes::sleep(0.2);
+my $idle_left = Time::HiRes::time();
+close $idle;
+ok eventually(sub { $server->log =~ /idle stream closed at ([\d.]+)/ }, 10), 'a client leaving an idle stream is noticed';
+my ($idle_noticed) = $server->log =~ /idle stream closed at ([\d.]+)/;
+cmp_ok $idle_noticed - $idle_left, '<', 1, sprintf 'within one second, with no write (%.3f s)', $idle_noticed - $idle_left;
 
 # backpressure: a client that reads slowly at first
 my $big = $server->send_get('/big');
