@@ -164,6 +164,8 @@ sub snapshot {
                 pool => $self->{pools}[ $s->{pool} ] // $s->{pool}, state => $s->{state},
                 request => $self->{show_query} ? $s->{request} : _without_query($s->{request}),
                 requests => $s->{requests}, connections => $s->{connections},
+                # requests being served: up to --streams in an async worker
+                streams => $s->{streams},
                 # the current request's age; the state's, when there is none
                 age => $BUSY{ $s->{state} } ? _round($s->{request_seconds}) : undef,
                 state_seconds => _round($s->{seconds}),
@@ -270,8 +272,8 @@ totals, so counters never go down.
 
 An HTML page like Apache's server-status: server, generations, pools and
 their queues, and a table of workers (pid, generation, pool, state,
-request line, the request's age, requests served, connections, private,
-shared and proportional memory). It refreshes itself every 5 seconds;
+request line, the request's age, requests served, connections, streams
+(requests being served), private, shared and proportional memory). It refreshes itself every 5 seconds;
 C<?refresh=N> sets N, 0 none. Every value is escaped.
 
 =item C</status.json>
