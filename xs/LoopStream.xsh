@@ -175,3 +175,11 @@ PPCODE:
         self->resp_headers = NULL;
     }
     XSRETURN_YES;
+
+void
+count_blocked(Kamado::Loop self)
+PPCODE:
+    /* the watchdog found this worker's loop held (kamado_loop_blocked_total) */
+    if (self->loop->sb)
+        self->loop->sb->counts.blocked++;
+    XSRETURN_YES;

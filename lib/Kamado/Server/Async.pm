@@ -56,6 +56,7 @@ sub run {
     $self->{served} = 0;
     my $io = EV::io($loop->epoll_fd, EV::READ, sub { _pump($self) });
     my $tick = EV::timer(TICK, TICK, sub { _tick($self) });
+    my @watch = _loop_watch($self);
     my $beat = $self->{heartbeat} && EV::timer($self->{heartbeat}, $self->{heartbeat} / 2, sub { _heartbeat($self) });
     _pump($self);
     EV::run until _done($self);
@@ -146,7 +147,7 @@ sub serve {
     my $res = eval { $self->{app}->($env) };
     my $error = $@;
     Kamado::Server::_forked() if Kamado::current_pid() != $self->{pid};
-    _watchdog($env, $start);
+    _watchdog($self, $env, $start);
     $self->{why} = 'harakiri', $self->{retiring} = 1, $loop->stop_accepting(0) if $env->{'psgix.harakiri.commit'};
     if (ref $res eq 'CODE') {
         return Kamado::Server::Stream->start($self, $fd, $env, $res, $start);
@@ -173,15 +174,36 @@ sub _logged {
     $self->{native} ? $self->{loop}->log_request($env) : $log->request($env);
 }
 
-# The watchdog: an app (or a callback of a stream) that held the loop
-# BLOCKED seconds or more stalled every stream of this worker.
+# The watchdog: an app call (or a stream's callback) that held the loop
+# BLOCKED seconds or more stalled every stream of this worker: logged
+# with its request, and counted.
 sub _watchdog {
-    my ($env, $start) = @_;
+    my ($self, $env, $start) = @_;
     my $took = Time::HiRes::time() - $start;
     return if $took < BLOCKED;
-    $Kamado::Server::Async::BLOCKED_COUNT++;
+    $self->{blamed} = 1;
+    $self->{loop}->count_blocked if $self->{loop};
     Kamado::Log->warn(sprintf 'event loop blocked %d ms in %s %s', $took * 1000,
-        $env->{REQUEST_METHOD}, $env->{REQUEST_URI});
+        $env->{REQUEST_METHOD} // '-', $env->{REQUEST_URI} // '-');
+}
+
+# The same for what runs outside the server's calls (an AnyEvent or Mojo
+# callback of the app): the time from EV's return from its wait to its
+# next wait, when no request was blamed for it.
+sub _loop_watch {
+    my ($self) = @_;
+    my $woke;
+    return (
+        EV::check(sub { $woke = Time::HiRes::time(); $self->{blamed} = 0 }),
+        EV::prepare(sub {
+            return unless $woke;
+            my $took = Time::HiRes::time() - $woke;
+            return if $took < BLOCKED || $self->{blamed};
+            $self->{loop}->count_blocked if $self->{loop};
+            Kamado::Log->warn(sprintf 'event loop blocked %d ms in a callback of the app (%d streams open)',
+                $took * 1000, scalar keys $self->{streams}->%*);
+        }),
+    );
 }
 
 1;
@@ -226,7 +248,7 @@ then gets a 504, a stream still open is closed.
 An app must not block an async worker: while its code runs, no other
 stream of that worker moves. An app call that takes half a second or more
 is logged, as C<event loop blocked 850 ms in GET /ai/slow>, and counted
-(C<kamado_loop_blocked_total> in the worker's metrics). Such a route
+(C<kamado_loop_blocked_total> in B<--status-listen>'s /metrics). Such a route
 belongs in a blocking pool:
 
     kamado --async --pool slow:/ai/slow,workers=4 app.psgi

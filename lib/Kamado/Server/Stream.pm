@@ -306,7 +306,7 @@ sub _guarded {
     my ($self, $cb, @args) = @_;
     my $start = Time::HiRes::time();
     eval { $cb->(@args); 1 } or Kamado::Server::Errors::log_error($self->{env} // {}, "stream callback died: $@");
-    Kamado::Server::Async::_watchdog($self->{env} // {}, $start) if $self->{env};
+    Kamado::Server::Async::_watchdog($self->{server}, $self->{env}, $start) if $self->{env};
 }
 
 # The psgix.cleanup handlers of a request, once it is over.

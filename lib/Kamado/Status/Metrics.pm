@@ -31,6 +31,9 @@ sub render {
         'kamado_request_duration_seconds_count ' . _value($d->{count});
     $family->('kamado_received_bytes_total', 'counter', 'Bytes read from clients.', {}, $s->{bytes}{in});
     $family->('kamado_sent_bytes_total', 'counter', 'Bytes written to clients.', {}, $s->{bytes}{out});
+    $family->('kamado_loop_blocked_total', 'counter',
+        'Times an async worker\'s loop was held half a second or more by an app (logged with the request).',
+        {}, $s->{loop_blocked} // 0);
     $family->('kamado_workers', 'gauge', 'Workers of every live generation, by state.',
         $by->(state => $s->{workers_by_state}));
     my %streams;
