@@ -14,6 +14,9 @@ use AnyEvent;
 use AnyEvent::HTTP;
 
 my $UPSTREAM = $ENV{AI_UPSTREAM} // 'http://127.0.0.1:5001/v1/stream';
+# AnyEvent::HTTP queues all but 4 calls to one host by default: one per
+# stream here, a thousand at once
+$AnyEvent::HTTP::MAX_PER_HOST = 10_000;
 
 sub {
     my ($env) = @_;
