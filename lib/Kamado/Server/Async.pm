@@ -115,6 +115,12 @@ sub _limits {
         : $self->{retire_at} && Time::HiRes::time() >= $self->{retire_at} ? 'max_age'
         : $self->{max_rss} && Kamado::Server::Limits::over_rss($self, {}, $self->{max_rss} * 1024) ? 'max_rss'
         : return;
+    _retire($self, $why);
+}
+
+# The worker takes no more requests, and exits once its streams end.
+sub _retire {
+    my ($self, $why) = @_;
     $self->{why} = $why;
     $self->{retiring} = 1;
     $self->{loop}->stop_accepting(0);
@@ -148,7 +154,7 @@ sub serve {
     my $error = $@;
     Kamado::Server::_forked() if Kamado::current_pid() != $self->{pid};
     _watchdog($self, $env, $start);
-    $self->{why} = 'harakiri', $self->{retiring} = 1, $loop->stop_accepting(0) if $env->{'psgix.harakiri.commit'};
+    _retire($self, 'harakiri') if $env->{'psgix.harakiri.commit'} && !$self->{retiring};
     if (ref $res eq 'CODE') {
         return Kamado::Server::Stream->start($self, $fd, $env, $res, $start);
     }
