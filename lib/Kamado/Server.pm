@@ -305,6 +305,18 @@ C<max_requests> have been served, then answers the pipelined requests it
 already received and closes its connections. The process manager
 (L<Kamado::Prefork>) runs one per worker.
 
+A request with an C<Upgrade> header gets C<psgix.io>, a handle on its
+socket (a duplicate of the loop's descriptor). A C<101> response, returned
+or given to the responder, is sent as the app gave it (its
+C<Connection: Upgrade> too) and the connection is the app's from then on:
+the loop forgets it, and the handle is made blocking in a blocking worker
+(where the app runs the whole exchange, WebSocket say, inside its call);
+the writer the responder returns then does nothing. Any other response
+leaves the connection to the server, the handle unused.
+
+An async worker is L<Kamado::Server::Async>, a subclass
+(C<< Kamado::Server->class_for(\%args) >> chooses).
+
 A process the app forks that returns into the server (from the app, or
 through the responder of a delayed response) exits there at once with
 status 0: it writes nothing to the connection and never serves as a

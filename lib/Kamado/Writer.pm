@@ -77,6 +77,11 @@ Kamado::Writer - the writer of a PSGI streaming response
 
 =over
 
+=item Kamado::Writer->released($loop, $fd)
+
+The writer given after a C<101>: the connection is the app's, and the
+writer does nothing.
+
 =item write($data)
 
 =item alive
