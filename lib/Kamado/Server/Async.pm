@@ -86,6 +86,7 @@ sub _pump {
         }
         my @events = $loop->stream_events;
         $log->answers($self->{listeners}) if $log;
+        Kamado::Server::Errors::log_faults($self);    # the loop's own 500s
         last unless @events;
         while (my ($fd, $id, $kind) = splice @events, 0, 3) {
             my $stream = $self->{streams}{$fd};
