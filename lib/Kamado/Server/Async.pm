@@ -80,9 +80,11 @@ sub _pump {
     my $log = $self->{access_log};
     for (;;) {
         while (my ($fd, $env, $body, $answers) = $loop->next_request(0)) {
-            $self->{served}++;
             serve($self, $fd, $env, $body);
             $log->answers($self->{listeners}) if $log && $answers;
+            # --max-reqs-per-child: at the budget, no more taken
+            _retire($self, 'max_requests')
+                if $self->{max_requests} && ++$self->{served} >= $self->{max_requests} && !$self->{retiring};
         }
         my @events = $loop->stream_events;
         $log->answers($self->{listeners}) if $log;
@@ -94,7 +96,6 @@ sub _pump {
             $kind == 1 ? $stream->gone : $stream->drained;
         }
     }
-    _limits($self) unless $self->{retiring} || $self->{stopping};
     EV::break(EV::BREAK_ALL) if _done($self);
 }
 
@@ -103,17 +104,18 @@ sub _pump {
 sub _tick {
     my ($self) = @_;
     _pump($self);
+    _limits($self) unless $self->{retiring} || $self->{stopping};
     $self->{on_tick}->() if $self->{on_tick} && !$self->{loop}->streams;
     $self->{access_log}->idle($self->{listeners}) if $self->{access_log};
     EV::break(EV::BREAK_ALL) if _done($self);
 }
 
-# --max-reqs-per-child, --max-rss, --max-worker-age: the worker stops
-# taking requests, and exits once its streams have ended.
+# --max-worker-age, --max-rss (looked at once a second, not per request:
+# the worker serves many at once): the worker stops taking requests, and
+# exits once its streams have ended.
 sub _limits {
     my ($self) = @_;
-    my $why = $self->{max_requests} && $self->{served} >= $self->{max_requests} ? 'max_requests'
-        : $self->{retire_at} && Time::HiRes::time() >= $self->{retire_at} ? 'max_age'
+    my $why = $self->{retire_at} && Time::HiRes::time() >= $self->{retire_at} ? 'max_age'
         : $self->{max_rss} && Kamado::Server::Limits::over_rss($self, {}, $self->{max_rss} * 1024) ? 'max_rss'
         : return;
     _retire($self, $why);
