@@ -189,6 +189,8 @@ C<$cb> is called once when the client goes away before the body is ended
 cancel an upstream call. The same is in the env as
 C<< $env->{'kamado.on_close'}->($cb) >>, for an app that has not answered
 yet. The psgix.cleanup handlers run after the stream ends, either way.
+A client that shuts down its sending side (a half-close) counts as gone,
+as nginx counts it: the loop sees the same end of input either way.
 
 =cut
 
