@@ -413,6 +413,14 @@ int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out)
                 kd_flush_out(l, c);
                 continue;
             }
+            if (c->queued && l->max_streams && l->nserving >= l->max_streams) {
+                /* waiting for a stream to end, its bytes in: out of the
+                 * set until it is parsed (a full buffer, or a close, would
+                 * be reported again at every wait) */
+                if (epoll_ctl(l->epfd, EPOLL_CTL_DEL, c->fd, NULL) == 0)
+                    c->in_epoll = 0;
+                continue;
+            }
             switch (kd_fill(l, c)) {
             case 1:
                 /* the head deadline runs from the first byte of a request */

@@ -158,20 +158,40 @@ int main(void)
 
     /* an idle stream whose client closes */
     l->max_streams = 2;
+    cl3 = client(&a, "");               /* connected first, its request later */
+    poll_loop(l, &c3, 0.2);
     cl = client(&a, "GET /a HTTP/1.1\r\nHost: x\r\n\r\n");
     cl2 = client(&a, "GET /b HTTP/1.1\r\nHost: x\r\n\r\n");
     c = c2 = NULL;
     ok(poll_loop(l, &c, 5) && kd_stream_begin(l, c) == 0, "a first stream");
     ok(poll_loop(l, &c2, 5) && kd_stream_begin(l, c2) == 0, "a second");
-    cl3 = client(&a, "GET /c HTTP/1.1\r\nHost: x\r\n\r\n");
+    {
+        const char *req = "GET /c HTTP/1.1\r\nHost: x\r\n\r\n";
+        if (write(cl3, req, strlen(req)) != (ssize_t)strlen(req))
+            printf("Bail out! client\n");
+    }
     ok(!poll_loop(l, &c3, 0.3) && l->nserving == 2, "max_streams 2: the third request waits");
+    {
+        /* more than its buffer holds, behind the waiting request: the
+         * loop must not be woken by it at every wait */
+        static char junk[100000];
+        size_t sent = 0;
+        memset(junk, 'j', sizeof junk);
+        while (sent < sizeof junk) {
+            ssize_t w = send(cl3, junk + sent, sizeof junk - sent, MSG_DONTWAIT);
+            if (w <= 0)
+                break;
+            sent += (size_t)w;
+        }
+        ok(!poll_loop(l, &c3, 0.3), "bytes behind a waiting request do not spin the loop (%zu sent)", sent);
+    }
     id = c->req_id;
     close(cl);
-    ok(!poll_loop(l, &c3, 5) && l->nevents == 1, "the first client closes: an event");
-    n = kd_loop_stream_events(l, &ev);
-    ok(n == 1 && ev[0].kind == KD_STREAM_GONE && ev[0].req_id == id, "the stream is gone");
     c3 = NULL;
-    ok(poll_loop(l, &c3, 5) && c3->req.path_len == 2 && c3->req.path[1] == 'c', "then the third request comes");
+    ok(poll_loop(l, &c3, 5) && c3 && c3->req.path_len == 2 && c3->req.path[1] == 'c',
+       "the first client closes: the third request comes");
+    n = kd_loop_stream_events(l, &ev);
+    ok(n == 1 && ev[0].kind == KD_STREAM_GONE && ev[0].req_id == id, "and the first stream is posted gone");
 
     /* a released connection: the loop forgets it, the caller's dup stays */
     {
@@ -183,8 +203,10 @@ int main(void)
            "the caller's descriptor talks to the client");
         close(dup_fd);
     }
-    kd_stream_begin(l, c3);
-    kd_stream_end(l, c3, 0);
+    if (c3) {
+        kd_stream_begin(l, c3);
+        kd_stream_end(l, c3, 0);
+    }
     ok(l->nserving == 0, "nothing served");
     close(cl2);
     close(cl3);
