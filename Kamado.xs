@@ -58,6 +58,7 @@ static HV *counts_hv(pTHX_ const kd_sb_counts *c, unsigned npools)
     (void)hv_stores(h, "bytes_out", newSVuv((UV)c->bytes_out));
     (void)hv_stores(h, "taken", newSVuv((UV)c->taken));
     (void)hv_stores(h, "queued", newRV_noinc((SV *)queued));
+    (void)hv_stores(h, "blocked", newSVuv((UV)c->blocked));
     return h;
 }
 
@@ -106,6 +107,8 @@ PROTOTYPES: DISABLE
 INCLUDE: xs/Loop.xsh
 
 INCLUDE: xs/LoopWrite.xsh
+
+INCLUDE: xs/LoopStream.xsh
 
 INCLUDE: xs/LoopLog.xsh
 

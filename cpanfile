@@ -7,6 +7,9 @@ requires 'Filesys::Notify::Simple';    # --reload
 recommends 'Linux::Inotify2';          # --reload without a scan every 2 s
 requires 'Apache::LogFormat::Compiler', '0.33';
 requires 'PPI', '1.270';                # kamado check
+requires 'EV', '4.0';                  # --async workers' loop
+recommends 'AnyEvent::HTTP';           # examples/ai-stream.psgi
+recommends 'Protocol::WebSocket';      # examples/websocket-chat.psgi
 
 on configure => sub {
     requires 'ExtUtils::MakeMaker', '6.64';
@@ -25,4 +28,10 @@ on test => sub {
     requires 'DBD::mysql', '4.0';    # seed 004's driver: t/dbi runs MariaDB cases with both
     requires 'DBD::Pg', '3.0';
     requires 'DBD::SQLite', '1.40';
+    # t/async/, t/plackup/async.t: async apps and their clients
+    requires 'AnyEvent', '7.0';
+    requires 'AnyEvent::HTTP', '2.0';
+    requires 'AnyEvent::WebSocket::Client', '0.40';
+    requires 'Protocol::WebSocket', '0.20';
+    requires 'Mojolicious', '8.0';
 };

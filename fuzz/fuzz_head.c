@@ -81,6 +81,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     in.keepalive = (data[0] >> 2) & 1;
     in.body_len = (data[0] & 8) ? (int64_t)(data[3] << 8 | data[4]) : -1;
     in.date = (data[0] & 16) ? "Sun, 06 Nov 1994 08:49:37 GMT" : NULL;
+    in.upgrade = 0;
     in.status = (data[1] << 8 | data[2]) % 1100;
     in.fields = fields;
     in.nfields = nf;

@@ -24,8 +24,12 @@ my @cases = (
     [[qw(--max-reqs-per-child 100 --spool-threshold 10)],  {max_reqs_per_child => 100, spool_threshold => 10}],
     [[qw(-a x.psgi)],                       {app => 'x.psgi'}],
     [['--pool', 'ai:/ai/', '--pool', 'slow:/s/x,timeout=2.5,workers=3'],
-        {pool => [{name => 'ai', prefix => '/ai/', workers => 1, timeout => undef},
-                  {name => 'slow', prefix => '/s/x', workers => 3, timeout => 2.5}]}],
+        {pool => [{name => 'ai', prefix => '/ai/', workers => 1, timeout => undef, async => 0, streams => undef},
+                  {name => 'slow', prefix => '/s/x', workers => 3, timeout => 2.5, async => 0, streams => undef}]}],
+    [['--pool', 'ai:/ai/,async', '--pool', 'chat:/chat/,workers=2,async,streams=5000'],
+        {pool => [{name => 'ai', prefix => '/ai/', workers => 1, timeout => undef, async => 1, streams => undef},
+                  {name => 'chat', prefix => '/chat/', workers => 2, timeout => undef, async => 1, streams => 5000}]}],
+    [[qw(--async --streams 20 --stream-heartbeat 15)], {async => 1, streams => 20, stream_heartbeat => 15}],
 );
 for my $case (@cases) {
     my ($argv, $want) = @$case;
@@ -113,11 +117,13 @@ for my $case (
 }
 for my $spec ('ai:/ai/,workers=4097', 'ai:/ai/,workers=0', 'ai:/ai/,timeout=86401', 'ai:/ai/,timeout=1e308') {
     eval { Kamado::Options->parse_argv('--pool', $spec) };
-    like $@, qr/^kamado: --pool '\Q$spec\E': '[^']+' is not workers=N \(1 to 4096\) or timeout=SECONDS \(0 to 86400\)/,
+    like $@, qr/^kamado: --pool '\Q$spec\E': '[^']+' is not workers=N \(1 to 4096\), timeout=SECONDS \(0 to 86400\), async or streams=N \(1 to 1048576\)/,
         "--pool $spec: out of the ranges of --workers and --request-timeout";
 }
+eval { Kamado::Options->parse_argv('--pool', 'ai:/ai/,streams=10') };
+like $@, qr/^kamado: --pool 'ai:\/ai\/,streams=10': streams=N is for an async pool/, 'streams=N without async';
 is_deeply(Kamado::Options->parse_argv('--pool', 'ai:/ai/,workers=4096,timeout=86400')->{pool},
-    [{name => 'ai', prefix => '/ai/', workers => 4096, timeout => 86400}], '--pool at the ends of the ranges');
+    [{name => 'ai', prefix => '/ai/', workers => 4096, timeout => 86400, async => 0, streams => undef}], '--pool at the ends of the ranges');
 
 eval { Kamado::Runner->worker_bounds({%$defaults, min_workers => 3, max_workers => 2}) };
 like $@, qr/^kamado: --min-workers \(3\) is more than --max-workers \(2\)$/, 'min above max';

@@ -69,6 +69,7 @@ CODE:
     SETTING("write_buffer", write_buffer, (size_t)SvUV);
     SETTING("expect_to_app", expect_to_app, SvTRUE);
     SETTING("forwarded_host", forwarded_host, SvTRUE);
+    SETTING("max_streams", max_streams, SvIV);
 #undef SETTING
     /* behind a proxy: trusted_proxies => [CIDR or "unix:"], proxy_protocol
      * => [a flag per listener] (Kamado::Options has checked the blocks) */

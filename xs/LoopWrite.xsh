@@ -112,6 +112,7 @@ PPCODE:
     size_t hlen = build_head(aTHX_ self, c, status, headers, content_length);
     if (hlen == 0)
         XSRETURN_NO;
+    kd_stream_off(self->loop, c);    /* (an async worker's response written the blocking way) */
     iov.iov_base = self->head;
     iov.iov_len = hlen;
     if (kd_write_all(self->loop, fd, &iov, 1) != 0)

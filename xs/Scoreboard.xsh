@@ -252,6 +252,7 @@ PPCODE:
         (void)hv_stores(h, "generation", newSVuv(s->generation));
         (void)hv_stores(h, "state", newSVpv(kd_sb_state_name(state), 0));
         (void)hv_stores(h, "connections", newSVuv(s->connections));
+        (void)hv_stores(h, "streams", newSVuv(s->streams));
         (void)hv_stores(h, "requests", newSVuv((UV)s->requests));
         (void)hv_stores(h, "seconds", newSVnv(age > 0 ? age : 0));
         (void)hv_stores(h, "request", newSVpvn(s->request, strnlen(s->request, KD_SB_REQUEST_LEN)));

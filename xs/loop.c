@@ -45,6 +45,7 @@ typedef struct {
     size_t id_len;                  /* the prefix's; 0: no ids */
     unsigned long long id_count;
     GV *id_gv;                      /* the glob whose scalar holds the id of the request served */
+    int upgrade;                    /* the head being built may be a 101 (Kamado::Loop::upgrade) */
 } kd_xs;
 
 typedef kd_xs *Kamado__Loop;
@@ -58,6 +59,18 @@ static kd_conn *serving_conn(pTHX_ kd_xs *x, int fd)
         !l->conns[fd]->serving)
         croak("Kamado::Loop: fd %d is not serving a request", fd);
     return l->conns[fd];
+}
+
+/* The stream id serves on fd, or NULL when it is gone (the descriptor
+ * may serve another connection by now). */
+static kd_conn *stream_conn(kd_xs *x, int fd, UV id)
+{
+    kd_loop *l = x->loop;
+    kd_conn *c;
+    if (fd < 0 || fd >= l->conns_cap || !(c = l->conns[fd]) || !c->open || !c->serving ||
+        c->req_id != (uint64_t)id || !c->stream.on)
+        return NULL;
+    return c;
 }
 
 /* The bytes of sv, or NULL when it holds characters above 0xFF (a PSGI
@@ -184,6 +197,7 @@ static size_t build_head(pTHX_ kd_xs *x, kd_conn *c, SV *status, AV *headers, IV
     in.is_head = c->is_head;
     in.keepalive = ending == KD_KEEP;
     in.date = kd_date(x->loop);
+    in.upgrade = x->upgrade;
     kd_head_build(&in, x->head, x->head_cap, &out);
     if (f != stack_fields)
         Safefree(f);

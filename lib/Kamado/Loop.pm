@@ -72,6 +72,7 @@ C<keepalive_timeout>, C<header_timeout>, C<read_timeout>,
 C<write_timeout> (seconds), C<max_keepalive_reqs>, C<max_connections>,
 C<max_request_body>, C<min_body_rate>, C<write_buffer> (bytes),
 C<expect_to_app> (the app answers C<Expect: 100-continue> itself),
+C<max_streams> (an async worker's requests served at once; 0: no cap),
 C<trusted_proxies> (address blocks, or C<unix:>) and C<proxy_protocol>
 (a flag per listener). Values come from Kamado::Options; croaks on a bad
 one.
@@ -181,6 +182,76 @@ The server's own short answer for STATUS, then the close.
 
 Why the last head was refused, or its body did not match its length; undef
 when neither.
+
+=item upgrade(FD, STATUS, \@HEADERS)
+
+A C<101>: sends the head as given (C<Connection: Upgrade> included) and
+hands the connection to the app, which holds a duplicate of the socket
+(C<psgix.io>); the loop forgets it and closes its own descriptor. True;
+false for a refused head (nothing written); undef if the client went
+away.
+
+=back
+
+=head2 Streams (async workers)
+
+An async worker (L<Kamado::Server::Async>) polls the loop from its own:
+C<next_request(0)> when C<epoll_fd> is readable, and at least once a
+second for the deadlines. A request its app answers later becomes a
+stream: the loop watches its socket for the client's close and holds
+what the client does not take yet. Every call takes the request's id
+(C<stream_begin>'s), so a call for a stream gone does nothing, even if
+the descriptor serves another connection by then.
+
+=over
+
+=item epoll_fd
+
+The loop's epoll descriptor, readable when C<next_request> has work.
+
+=item streams
+
+The requests being served now.
+
+=item stream_begin(FD)
+
+The request on FD is answered later: returns its id, or 0 when it is
+gone.
+
+=item stream_head(FD, ID, STATUS, \@HEADERS)
+
+Sends the head of a streamed body without blocking (held if the socket
+does not take it). True; false for a refused head (C<framing_error> says
+why); undef when the stream is gone.
+
+=item stream_write(FD, ID, DATA)
+
+A piece of the body, framed: returns the bytes the loop holds (0: all
+sent), or undef when the stream is gone (closed now). A stream that
+holds more than C<write_buffer> bytes when written again is closed.
+Croaks on characters.
+
+=item stream_drain(FD, ID)
+
+Asks for a drained event once nothing is held (at once if nothing is).
+
+=item stream_end(FD, ID)
+
+Ends the body; what is held is sent, then the request finishes as after
+C<write_end>. Returns as C<write_end> does; undef when the stream is
+gone.
+
+=item stream_events
+
+What became of streams since the last call, three values each: FD, ID,
+and 1 (gone: closed before it was ended, the client left or a write
+failed or timed out) or 2 (drained). C<next_request> returns nothing
+while events wait.
+
+=item response_state(STATUS, BYTES, START)
+
+What C<log_request> and C<response_record> report next: a stream's, when
+it ends after other requests were served.
 
 =back
 

@@ -33,7 +33,10 @@ our @TABLE = (
     ['scoreboard',             '=s',  undef,  'file the scoreboard of worker states is kept in, for outside tools'],
     ['status-listen',          '=s',  undef,  'HOST:PORT (a port alone: on 127.0.0.1) or socket path where a process of its own answers / (an HTML status page), /status.json and /metrics (Prometheus)'],
     ['status-query',           '!',   0,      'the status page shows request lines with their query strings (hidden by default: any local user can read the page)'],
-    ['pool',                   '=s@', undef,  'NAME:PATH_PREFIX[,workers=N][,timeout=S]: workers of their own for a path prefix (repeatable)'],
+    ['pool',                   '=s@', undef,  'NAME:PATH_PREFIX[,workers=N][,timeout=S][,async[,streams=N]]: workers of their own for a path prefix (repeatable); async: each serves up to N streams at once (default 1000)'],
+    ['async',                  '!',   0,      'workers serve many requests at once (psgi.nonblocking, an EV loop): apps that answer later, streams, WebSocket'],
+    ['streams',                '=i',  1000,   'async: requests a worker serves at once; past it they wait for the pool', [1, 1048576]],
+    ['stream-heartbeat',       '=f',  0,      'async: seconds after which an idle text/event-stream response gets an SSE comment line (for proxies\' idle timeouts); 0 none', [0, 86400]],
     ['max-reqs-per-child',     '=i',  0,      'requests a worker serves before it is replaced; 0 never', [0, 2147483647]],
     ['graceful-timeout',       '=f',  25,     'seconds TERM waits for busy workers before killing them; 0 waits for ever', [0, 86400]],
     ['load-timeout',           '=f',  60,     'seconds a new generation may take to load the app before it is killed; 0 waits for ever', [0, 86400]],
@@ -198,11 +201,11 @@ sub _check_pools {
 
 sub parse_pool {
     my ($spec) = @_;
-    my $bad = sub { die "kamado: --pool '$spec': $_[0] (expected NAME:PATH_PREFIX[,workers=N][,timeout=S])\n" };
+    my $bad = sub { die "kamado: --pool '$spec': $_[0] (expected NAME:PATH_PREFIX[,workers=N][,timeout=S][,async[,streams=N]])\n" };
     my ($name, $prefix, $rest) = $spec =~ m{\A([A-Za-z0-9_.-]+):([^,\s]*)(.*)\z}s or $bad->('no NAME:PATH_PREFIX');
     $bad->('the prefix must start with /') unless $prefix =~ m{\A/};
     $bad->('the prefix is longer than 255 bytes') if length $prefix > 255;
-    my %pool = (name => $name, prefix => $prefix, workers => 1, timeout => undef);
+    my %pool = (name => $name, prefix => $prefix, workers => 1, timeout => undef, async => 0, streams => undef);
     $bad->('an empty setting after a comma') if $rest =~ /,\z/;
     for my $kv ($rest eq '' ? () : split /,/, substr($rest, 1), -1) {
         # the ranges of --workers and --request-timeout hold here too
@@ -210,11 +213,16 @@ sub parse_pool {
             $pool{workers} = $1 + 0;
         } elsif ($kv =~ /\Atimeout=([0-9]+(?:\.[0-9]+)?)\z/ && $1 <= _max('request-timeout')) {
             $pool{timeout} = $1 + 0;
+        } elsif ($kv eq 'async') {
+            $pool{async} = 1;
+        } elsif ($kv =~ /\Astreams=([0-9]+)\z/ && $1 >= 1 && $1 <= _max('streams')) {
+            $pool{streams} = $1 + 0;
         } else {
-            $bad->("'$kv' is not workers=N (1 to " . _max('workers') . ') or timeout=SECONDS (0 to '
-                . _max('request-timeout') . ')');
+            $bad->("'$kv' is not workers=N (1 to " . _max('workers') . '), timeout=SECONDS (0 to '
+                . _max('request-timeout') . '), async or streams=N (1 to ' . _max('streams') . ')');
         }
     }
+    $bad->('streams=N is for an async pool') if $pool{streams} && !$pool{async};
     return \%pool;
 }
 

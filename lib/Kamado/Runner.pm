@@ -190,7 +190,8 @@ sub normalize_path {
 sub _describe_pool {
     my ($pool) = @_;
     return "pool $pool->{name} for $pool->{prefix} with $pool->{workers} worker" . ($pool->{workers} == 1 ? '' : 's')
-        . (defined $pool->{timeout} ? ", --request-timeout $pool->{timeout}" : '');
+        . (defined $pool->{timeout} ? ", --request-timeout $pool->{timeout}" : '')
+        . ($pool->{async} ? ', async' . ($pool->{streams} ? " ($pool->{streams} streams each)" : '') : '');
 }
 
 sub _is_app {
@@ -274,6 +275,9 @@ sub serve {
             max_rss         => $opt->{max_rss},
             request_timeout => $opt->{request_timeout},
             access_log      => $access_log,
+            async           => $opt->{async},
+            max_streams     => $opt->{streams},
+            stream_heartbeat => $opt->{stream_heartbeat},
             loop_settings   => {
                 (map { ($_ => $opt->{$_}) }
                     qw(keepalive_timeout header_timeout read_timeout write_timeout max_keepalive_reqs

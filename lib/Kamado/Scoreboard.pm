@@ -87,7 +87,7 @@ C<connections>, C<requests>, C<seconds> (in this state), C<request>,
 C<request_seconds> (the current or last request's age), C<pool>,
 C<private>, C<shared>, C<pss> (bytes) and C<counts>: C<status> (5
 classes), C<buckets> (15, not cumulative), C<seconds>, C<bytes_in>,
-C<bytes_out>, C<taken>.
+C<bytes_out>, C<taken>, C<blocked>.
 
 =item info
 
@@ -136,7 +136,7 @@ Native byte order and alignment. A 1024-byte header:
 
     offset  size
      0      8   "KAMADOSB"
-     8      4   version (2)
+     8      4   version (3)
     12      4   number of slots
     16      4   slot size (640)
     20      4   header size (1024)
@@ -160,18 +160,20 @@ Then the slots, 640 bytes each:
     32     96   request line, NUL-terminated
    128      8   when the current request began: a double, CLOCK_MONOTONIC
    136      4   the pool it serves (0: the default one)
+   140      4   requests being served (streams: more than one in an async worker)
    144      8   private memory, bytes
    152      8   shared memory, bytes
    160      8   Pss, bytes
-   168    448   counters
+   168    456   counters
 
-Counters (448 bytes), in a slot and the header alike: 5 x u64 responses
+Counters (456 bytes), in a slot and the header alike: 5 x u64 responses
 by status class (1xx to 5xx); 15 x u64 requests by duration, not
 cumulative, up to 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
 2.5, 5, 10, 30, 60 s and beyond; a double, the durations' sum; u64 bytes
 in, bytes out, connections taken from its pool's queue; 32 x i64, each
-pool's queue: +1 for a connection handed to it, -1 for one taken.
+pool's queue: +1 for a connection handed to it, -1 for one taken; u64
+times an async worker's loop was held half a second or more.
 
-In Perl: C<unpack 'l L L L Q d Z96 d L x4 Q3 Q5 Q15 d Q3 q32', $slot>.
+In Perl: C<unpack 'l L L L Q d Z96 d L L Q3 Q5 Q15 d Q3 q32 Q', $slot>.
 
 =cut

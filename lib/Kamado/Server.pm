@@ -54,6 +54,15 @@ sub new {
     return $self;
 }
 
+# The class of a worker given these arguments: Kamado::Server::Async for
+# an async one (--async, or a pool's async), loaded only then.
+sub class_for {
+    my ($class, $args) = @_;
+    return $class unless $args->{async};
+    require Kamado::Server::Async;
+    return 'Kamado::Server::Async';
+}
+
 # Asks the loop to stop after the request in progress. Called from signal
 # handlers (Perl's deferred signals make that safe): the engine stops
 # accepting at once, so a response being prepared already says
@@ -65,16 +74,18 @@ sub stop {
     $self->{loop}->stop_accepting(1) if $self->{loop};
 }
 
-# Serves requests until stop() is called or the request budget is spent.
-sub run {
-    my ($self) = @_;
+# The worker's event loop over its listeners, with its settings, pools,
+# request ids and scoreboard slot; returns it, and whether the access log
+# is written by the loop itself (native).
+sub open_loop {
+    my ($self, %more) = @_;
     my @listeners = $self->{listeners}->@*;
-    my %settings = $self->{loop_settings}->%*;
+    my %settings = ($self->{loop_settings}->%*, %more);
     $settings{proxy_protocol} = [map { $_->proxy_protocol ? 1 : 0 } @listeners]
         if grep { $_->proxy_protocol } @listeners;
     my $loop = Kamado::Loop->new(
         [map { $_->fd } @listeners],
-        [map { $_->env_template } @listeners],
+        [map { $_->env_template($self->env_extra) } @listeners],
         \%settings,
     );
     $loop->set_pools(@{ $self->{pools} }{qw(routes mine recv_fd listen)}) if $self->{pools};
@@ -85,9 +96,19 @@ sub run {
     $loop->request_ids(Kamado::Log::request_id_prefix(), \*Kamado::Log::REQUEST_ID);
     # the engine reports its state there itself: no Perl call per request
     $loop->scoreboard($self->{scoreboard}, $self->{slot}) if $self->{scoreboard} && defined $self->{slot};
-    my $log = $self->{access_log};
     # (native: the loop makes the lines itself)
-    my $native = $log && $log->attach($loop);
+    my $native = $self->{access_log} && $self->{access_log}->attach($loop);
+    return ($loop, $native);
+}
+
+# What this kind of worker adds to each request's env.
+sub env_extra { () }
+
+# Serves requests until stop() is called or the request budget is spent.
+sub run {
+    my ($self) = @_;
+    my ($loop, $native) = $self->open_loop;
+    my $log = $self->{access_log};
     local $SIG{PIPE} = 'IGNORE';
     # the soft stop of --request-timeout: a die in whatever Perl code runs
     local $SIG{USR2} = Kamado::Server::Limits::soft_stop($self) if $self->{request_timeout};
@@ -201,6 +222,7 @@ sub handle_request {
     } else {
         $env->{'psgi.input'} = Kamado::Server::Input::empty($self);
     }
+    upgradable($fd, $env) if exists $env->{HTTP_UPGRADE};
     my $cleanup = $env->{'psgix.cleanup.handlers'} = [];
 
     my $res = eval { $self->{app}->($env) };
@@ -211,6 +233,8 @@ sub handle_request {
     } elsif (ref $res eq 'ARRAY' && @$res == 3 && ref $res->[2] eq 'ARRAY' && ref $res->[1] eq 'ARRAY') {
         # the common case, all in C; false but defined: a refused head
         my $sent = $loop->write_response($fd, @$res);
+        # (a 101 is refused there: it is the upgrade's)
+        $sent = upgrade($self, $fd, $env, $res) if defined $sent && !$sent && $env->{'psgix.io'} && $res->[0] eq '101';
         Kamado::Server::Errors::framing_error($self, $fd, $env, $sent)
             if defined $sent && (!$sent || $sent == Kamado::Loop::BODY_MISMATCH);
     } elsif (!defined $res) {
@@ -231,6 +255,27 @@ sub handle_request {
         }
     }
     $self->{why} = 'harakiri', $self->stop if $env->{'psgix.harakiri.commit'} && !$self->{stopping};    # set by a cleanup handler
+}
+
+# A request that asks to upgrade its connection (WebSocket) gets
+# psgix.io, a handle of its own on the socket (a duplicate: the loop's
+# descriptor is untouched while the app does not take it).
+sub upgradable {
+    my ($fd, $env) = @_;
+    open my $io, '+<&', $fd or return;
+    binmode $io;
+    $env->{'psgix.io'} = $io;
+}
+
+# A 101 from the app: the head is sent and the connection is the app's,
+# through psgix.io; the loop forgets it. Returns as write_response does.
+sub upgrade {
+    my ($self, $fd, $env, $res) = @_;
+    my $up = $self->{loop}->upgrade($fd, $res->[0], $res->[1]);
+    # the loop's sockets do not block; a blocking worker's app reads and
+    # writes its own the plain way
+    $env->{'psgix.io'}->blocking(1) if $up && !$env->{'psgi.nonblocking'};
+    return $up;
 }
 
 # A process the app forked has returned into the server: the connection
@@ -259,6 +304,18 @@ Serves PSGI requests on already-bound listeners until C<stop> is called or
 C<max_requests> have been served, then answers the pipelined requests it
 already received and closes its connections. The process manager
 (L<Kamado::Prefork>) runs one per worker.
+
+A request with an C<Upgrade> header gets C<psgix.io>, a handle on its
+socket (a duplicate of the loop's descriptor). A C<101> response, returned
+or given to the responder, is sent as the app gave it (its
+C<Connection: Upgrade> too) and the connection is the app's from then on:
+the loop forgets it, and the handle is made blocking in a blocking worker
+(where the app runs the whole exchange, WebSocket say, inside its call);
+the writer the responder returns then does nothing. Any other response
+leaves the connection to the server, the handle unused.
+
+An async worker is L<Kamado::Server::Async>, a subclass
+(C<< Kamado::Server->class_for(\%args) >> chooses).
 
 A process the app forks that returns into the server (from the app, or
 through the responder of a delayed response) exits there at once with

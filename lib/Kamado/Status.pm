@@ -121,7 +121,7 @@ sub _intake {
 }
 
 sub _zero {
-    return {status => [(0) x 5], buckets => [(0) x 15], seconds => 0, bytes_in => 0, bytes_out => 0,
+    return {status => [(0) x 5], buckets => [(0) x 15], seconds => 0, bytes_in => 0, bytes_out => 0, blocked => 0,
         exits => [(0) x 16]};
 }
 
@@ -129,7 +129,7 @@ sub _add {
     my ($to, $c) = @_;
     $to->{status}[$_] += $c->{status}[$_] for 0 .. 4;
     $to->{buckets}[$_] += $c->{buckets}[$_] for 0 .. $#{ $c->{buckets} };
-    $to->{$_} += $c->{$_} for qw(seconds bytes_in bytes_out);
+    $to->{$_} += $c->{$_} // 0 for qw(seconds bytes_in bytes_out blocked);
 }
 
 # A counter never shown lower than before (a slot being cleared can be
@@ -164,6 +164,8 @@ sub snapshot {
                 pool => $self->{pools}[ $s->{pool} ] // $s->{pool}, state => $s->{state},
                 request => $self->{show_query} ? $s->{request} : _without_query($s->{request}),
                 requests => $s->{requests}, connections => $s->{connections},
+                # requests being served: up to --streams in an async worker
+                streams => $s->{streams},
                 # the current request's age; the state's, when there is none
                 age => $BUSY{ $s->{state} } ? _round($s->{request_seconds}) : undef,
                 state_seconds => _round($s->{seconds}),
@@ -194,6 +196,7 @@ sub snapshot {
         },
         durations => {buckets => \@buckets, count => $count, sum => _round($self->_rising('seconds', $t->{seconds}))},
         bytes => {in => $self->_rising('in', $t->{bytes_in}), out => $self->_rising('out', $t->{bytes_out})},
+        loop_blocked => $self->_rising('blocked', $t->{blocked}),
         workers => \@workers,
         workers_by_state => \%by_state,
         generations => \@generations,
@@ -287,15 +290,17 @@ totals, so counters never go down.
 
 An HTML page like Apache's server-status: server, generations, pools and
 their queues, and a table of workers (pid, generation, pool, state,
-request line, the request's age, requests served, connections, private,
-shared and proportional memory). It refreshes itself every 5 seconds;
+request line, the request's age, requests served, connections, streams
+(requests being served), private, shared and proportional memory). It
+refreshes itself every 5 seconds;
 C<?refresh=N> sets N, 0 none. Every value is escaped.
 
 =item C</status.json>
 
 The same as JSON: C<server>, C<requests> (total, C<by_class>,
 C<per_second> since start, C<per_second_recent> over the last minute),
-C<durations> (cumulative buckets), C<bytes>, C<workers> (an array),
+C<durations> (cumulative buckets), C<bytes>, C<loop_blocked> (times an
+async worker's loop was held half a second), C<workers> (an array),
 C<workers_by_state>, C<generations>, C<pools> (C<queued>: connections
 handed to the pool's queue and not yet taken), C<worker_exits>,
 C<generation_starts>, C<generation_exits>.

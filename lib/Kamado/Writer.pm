@@ -18,6 +18,15 @@ sub new {
         pid => Kamado::current_pid() }, $class;
 }
 
+# The writer after a 101: the connection is the app's (psgix.io), and
+# the writer does nothing.
+sub released {
+    my ($class, $loop, $fd) = @_;
+    my $self = $class->new($loop, $fd, 0);
+    $self->{closed} = 1;
+    return $self;
+}
+
 sub write {
     my ($self, $data) = @_;
     return if $self->{closed} || !$self->{alive} || !defined $data || Kamado::current_pid() != $self->{pid};
@@ -67,6 +76,11 @@ Kamado::Writer - the writer of a PSGI streaming response
 =head1 METHODS
 
 =over
+
+=item Kamado::Writer->released($loop, $fd)
+
+The writer given after a C<101>: the connection is the app's, and the
+writer does nothing.
 
 =item write($data)
 

@@ -247,6 +247,7 @@ void kd_sb_add_counts(kd_sb_counts *to, const kd_sb_counts *a)
     to->taken += a->taken;
     for (k = 0; k < KD_SB_POOLS; k++)
         to->queued[k] += a->queued[k];
+    to->blocked += a->blocked;
 }
 
 const char *kd_sb_state_name(unsigned state)

@@ -39,7 +39,7 @@
 #include <time.h>
 
 #define KD_SB_MAGIC "KAMADOSB"
-#define KD_SB_VERSION 2
+#define KD_SB_VERSION 3
 #define KD_SB_BUCKETS 15            /* request-duration buckets, the last one +Inf */
 #define KD_SB_POOLS 32              /* pools whose queues are counted (KD_MAX_ROUTES) */
 #define KD_SB_EXITS 16              /* worker exit causes the header can count */
@@ -68,6 +68,7 @@ typedef struct {
     /* each pool's queue: +1 for a connection handed to it, -1 for one
      * taken from it; summed over every slot and the header, its depth */
     int64_t queued[KD_SB_POOLS];
+    uint64_t blocked;               /* an async worker's loop held half a second or more */
 } kd_sb_counts;
 
 typedef struct {
@@ -83,7 +84,7 @@ typedef struct {
     uint32_t pad0;
     uint64_t exits[KD_SB_EXITS];    /* workers that exited, by cause */
     kd_sb_counts reaped;            /* counters of the workers reaped */
-    char pad[400];
+    char pad[392];
 } kd_sb_header;
 
 typedef struct {
@@ -96,12 +97,12 @@ typedef struct {
     char request[KD_SB_REQUEST_LEN];
     double started;                 /* when the current request began: CLOCK_MONOTONIC */
     uint32_t pool;                  /* the pool it serves (0: the default one) */
-    uint32_t pad0;
+    uint32_t streams;               /* requests being served: more than one in an async worker */
     uint64_t mem_private;           /* bytes: Private_Clean + Private_Dirty */
     uint64_t mem_shared;            /* bytes: Shared_Clean + Shared_Dirty */
     uint64_t mem_pss;               /* bytes: Pss */
     kd_sb_counts counts;
-    char pad[24];
+    char pad[16];
 } kd_sb_slot;
 
 typedef struct {

@@ -79,11 +79,12 @@ void kd_conn_error(kd_loop *l, kd_conn *c, int status)
     iov.iov_len = (size_t)n;
     if (c->pend.route)
         kd_unpend(l, c);
+    kd_stream_off(l, c);
     if (l->sb)                              /* (a head the loop refused took no time) */
         kd_sb_done(l->sb, status, c->serving ? kd_now() - l->sb->started : 0);
     if (l->answers && !c->serving)          /* (the worker logs its own requests) */
         keep_answer(l, c, status, (int64_t)strlen(reason) + 1);
-    c->serving = 0;
+    kd_unserve(l, c);
     c->in.pos = c->in.len = 0;              /* what is left unread is never parsed */
     if (kd_write_all(l, c->fd, &iov, 1) != 0 || shutdown(c->fd, SHUT_WR) != 0) {
         kd_conn_close(l, c);

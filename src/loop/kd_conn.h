@@ -122,6 +122,11 @@ typedef struct kd_conn {
     size_t peer_addr_len;
     int peer_port;
     struct {
+        int on;                     /* an async worker answers later: writes held, socket watched */
+        int want_drain;             /* the worker waits for the held bytes to go */
+        size_t cap;                 /* out.buf's size while streaming */
+    } stream;
+    struct {
         int route;                  /* route + 1 while waiting to be handed over */
         int prev, next;             /* that route's FIFO, by fd; -1 at the ends */
     } pend;
@@ -160,6 +165,19 @@ typedef struct {
     int watching;                   /* send_fd is in the epoll set for EPOLLOUT */
     int phead, ptail;               /* connections waiting for room; -1: none */
 } kd_route;
+
+/* What became of a stream (kd_loop_stream_events). */
+enum {
+    KD_STREAM_GONE = 1,             /* closed before the worker ended it: the client left,
+                                     * a write failed or timed out */
+    KD_STREAM_DRAINED = 2           /* what it held is sent (kd_stream_want_drain) */
+};
+
+typedef struct {
+    int fd;
+    int kind;                       /* KD_STREAM_* */
+    uint64_t req_id;                /* the request the stream served */
+} kd_stream_ev;
 
 /* A request the loop answered itself (kd_conn_error: a malformed head,
  * 413, 408, a pool's 503), kept for the worker's access log. */
@@ -222,6 +240,12 @@ typedef struct {
     size_t out_total;               /* deferred bytes held now, all connections */
     size_t spool_total;             /* deferred bytes in temporary files */
     kd_sb_slot *sb;                 /* this worker's scoreboard slot, or NULL */
+    /* requests served at once: one in a blocking worker, up to
+     * max_streams (0: no cap but max_conns) in an async one */
+    int nserving;
+    int max_streams;
+    kd_stream_ev *events;           /* for the worker to take (kd_loop_stream_events) */
+    int nevents, events_cap;
     /* behind a proxy; ntrusted 0 and no proxy_protocol: none, and no cost */
     kd_cidr *trusted;               /* --trusted-proxy blocks */
     int ntrusted;
@@ -365,6 +389,43 @@ int kd_write_file_last(kd_loop *l, kd_conn *c, const char *head, size_t hlen,
 
 /* Sends len bytes of in_fd from offset off. 0 or -1 with errno set. */
 int kd_sendfile_all(kd_loop *l, int out_fd, int in_fd, off_t off, size_t len);
+
+/* Streams (kd_stream.c), for an async worker, which calls kd_loop_next
+ * with a zero timeout from its own event loop (the epoll descriptor, epfd,
+ * is watched there) while requests are being served. A request whose app
+ * answers later becomes a stream with kd_stream_begin: its socket is
+ * watched for the client's close (EPOLLRDHUP, errors), and its writes
+ * (kd_stream_write) never block: what the socket does not take is held and
+ * sent as the client reads. A stream closed before the worker ends it
+ * (the client left, a write failed, nothing taken for write_timeout, more
+ * than write_buffer held when the app writes again) is posted as
+ * KD_STREAM_GONE; kd_loop_next returns 0 while events wait. At max_streams
+ * streams, listening stops and queued requests wait. */
+int kd_stream_begin(kd_loop *l, kd_conn *c);
+
+/* The response is written another way after all (a whole one, or the
+ * blocking way): no longer a stream. */
+void kd_stream_off(kd_loop *l, kd_conn *c);
+
+/* Sends or holds the n pieces. Returns the bytes held (0: all sent), or
+ * -1 with errno set when the stream is gone (now closed). */
+ssize_t kd_stream_write(kd_loop *l, kd_conn *c, const struct iovec *iov, int n);
+
+/* Posts KD_STREAM_DRAINED once nothing is held (at once if nothing is).
+ * 0, or -1 when c is not a stream. */
+int kd_stream_want_drain(kd_loop *l, kd_conn *c);
+
+/* The worker ends the stream: the held bytes are sent, then the request
+ * finishes as kd_conn_finish does. */
+void kd_stream_end(kd_loop *l, kd_conn *c, int keepalive);
+
+/* Hands the connection to the app (an upgrade), which holds a duplicate
+ * of its descriptor (psgix.io): the loop forgets it and closes its own. */
+void kd_conn_release(kd_loop *l, kd_conn *c);
+
+/* The events posted since the last call: *events (the loop's, valid until
+ * the next kd_loop_next), and their count. */
+int kd_loop_stream_events(kd_loop *l, kd_stream_ev **events);
 
 /* "Sun, 06 Nov 1994 08:49:37 GMT", refreshed once a second */
 const char *kd_date(kd_loop *l);

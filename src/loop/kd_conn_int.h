@@ -41,6 +41,12 @@ void kd_compact(kd_conn *c);
 double kd_body_deadline(const kd_loop *l, const kd_conn *c, double now, int64_t got);
 int kd_spool_body(kd_loop *l, kd_conn *c, size_t head_len);
 
+/* kd_stream.c */
+int kd_room(const kd_loop *l);          /* below max_conns and max_streams */
+void kd_serve(kd_loop *l, kd_conn *c);  /* a head returned: counted as served */
+void kd_unserve(kd_loop *l, kd_conn *c);   /* its end; a stream cut is posted */
+void kd_stream_ready(kd_loop *l, kd_conn *c, uint32_t events);
+
 /* kd_write.c */
 void kd_drop_request_files(kd_loop *l, kd_conn *c);
 void kd_flush_out(kd_loop *l, kd_conn *c);

@@ -16,13 +16,17 @@ void kd_sweep(kd_loop *l, double now)
     int fd;
     l->last_sweep = now;
     /* retry listening paused by EMFILE even if no connection closed */
-    if (!l->accepting && !l->draining && l->nopen < l->max_conns)
+    if (!l->accepting && !l->draining && kd_room(l))
         kd_set_listening(l, 1);
     for (fd = 0; fd < l->nroutes; fd++)
         if (l->routes[fd].phead >= 0)
             kd_flush_pending(l, fd);     /* in case EPOLLOUT could not be watched */
     for (fd = 0; fd < l->conns_cap; fd++) {
         kd_conn *c = l->conns[fd];
+        if (c && c->open && c->stream.on && c->out.off < c->out.len && c->deadline < now) {
+            kd_conn_close(l, c);         /* a stream's client took nothing for write_timeout */
+            continue;
+        }
         if (c && c->open && !c->serving && c->deadline < now) {
             /* a head or a buffered body not finished in time gets 408,
              * one its pool had no room for 503; idle and lingering
@@ -108,7 +112,7 @@ void kd_conn_finish(kd_loop *l, kd_conn *c, int keepalive)
         kd_sb_done(l->sb, c->resp_status, kd_now() - l->sb->started);
     if (!c->open)
         return;
-    c->serving = 0;
+    kd_unserve(l, c);
     c->requests++;
     c->body.start = 0;
     c->body.continued = 0;

@@ -106,6 +106,7 @@ void kd_loop_free(kd_loop *l)
         free(c);
     }
     free(l->answers);
+    free(l->events);
     free(l->conns);
     free(l->queue);
     free(l->spare);
@@ -169,11 +170,11 @@ void kd_conn_close(kd_loop *l, kd_conn *c)
     kd_drop_request_files(l, c);
     c->open = 0;
     c->in_epoll = 0;
-    c->serving = 0;
     l->nopen--;
     if (l->sb)
         l->sb->connections = (uint32_t)l->nopen;
-    if (!l->accepting && !l->draining && l->nopen < l->max_conns)
+    kd_unserve(l, c);
+    if (!l->accepting && !l->draining && kd_room(l))
         kd_set_listening(l, 1);
 }
 
@@ -314,7 +315,7 @@ static int try_parse(kd_loop *l, kd_conn *c)
         return 0;
     }
     c->in.pos += (size_t)rv;
-    c->serving = 1;
+    kd_serve(l, c);
     c->req_id = ++l->last_req_id;
     c->is_head = c->req.is_head;
     c->minor_version = c->req.minor_version;
@@ -349,7 +350,9 @@ int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out)
         kd_conn *c;
         double now;
 
-        while ((c = dequeue(l)) != NULL) {
+        /* at max_streams, requests wait (and others go to the pool's
+         * other workers: listening stopped) until a stream ends */
+        while ((!l->max_streams || l->nserving < l->max_streams) && (c = dequeue(l)) != NULL) {
             if (c->open && try_parse(l, c)) {
                 if (l->sb) {
                     kd_sb_begin(l->sb, kd_now());
@@ -364,8 +367,8 @@ int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out)
                 return 1;
             }
         }
-        if (l->nanswers || l->nfaults)
-            return 0;                 /* the worker logs them now */
+        if (l->nanswers || l->nfaults || l->nevents)
+            return 0;                 /* the worker logs them, or tells its app, now */
         if (l->draining && l->nopen == 0) {
             if (l->drain_queue && kd_queue_waiting(l)) {
                 kd_receive_one(l);
@@ -398,12 +401,24 @@ int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out)
             c = l->conns[(int)d];
             if (!c || !c->open)
                 continue;
+            if (c->stream.on) {
+                kd_stream_ready(l, c, evs[i].events);
+                continue;
+            }
             if (c->lingering) {
                 kd_linger_read(l, c);
                 continue;
             }
             if (c->out.flushing) {
                 kd_flush_out(l, c);
+                continue;
+            }
+            if (c->queued && l->max_streams && l->nserving >= l->max_streams) {
+                /* waiting for a stream to end, its bytes in: out of the
+                 * set until it is parsed (a full buffer, or a close, would
+                 * be reported again at every wait) */
+                if (epoll_ctl(l->epfd, EPOLL_CTL_DEL, c->fd, NULL) == 0)
+                    c->in_epoll = 0;
                 continue;
             }
             switch (kd_fill(l, c)) {

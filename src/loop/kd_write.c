@@ -34,6 +34,7 @@ void kd_drop_request_files(kd_loop *l, kd_conn *c)
         free(c->out.buf);
         c->out.buf = NULL;
     }
+    c->stream.cap = 0;
     c->out.len = c->out.off = 0;
     c->out.flushing = 0;
 }
@@ -154,6 +155,7 @@ int kd_write_last(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt)
     int i;
     char *p;
 
+    kd_stream_off(l, c);
     memset(&m, 0, sizeof m);
     m.msg_iov = iov;
     m.msg_iovlen = (size_t)(iovcnt > 1024 ? 1024 : iovcnt);
@@ -207,6 +209,7 @@ int kd_write_file_last(kd_loop *l, kd_conn *c, const char *head, size_t hlen,
     int fd;
     char *rest = NULL;
 
+    kd_stream_off(l, c);
     /* the head marked as more to come: it shares a packet with the file's
      * first bytes */
     while (sent < hlen) {

@@ -152,7 +152,7 @@ int kd_head_build(const kd_head_in *in, char *buf, size_t cap, kd_head_out *out)
     memset(out, 0, sizeof *out);
     /* 1xx are interim answers only (RFC 9110 15.2): the app cannot end
      * the exchange with one */
-    if (status < 200 || status > 999)
+    if ((status < 200 && !(status == 101 && in->upgrade)) || status > 999)
         return head_fail(out, KD_HEAD_BAD_STATUS);
     if (cap < KD_HEAD_SLACK)
         return head_fail(out, KD_HEAD_NO_ROOM);
@@ -196,7 +196,7 @@ int kd_head_build(const kd_head_in *in, char *buf, size_t cap, kd_head_out *out)
                 length = n;
                 continue;           /* written with the framing, below */
             }
-            if (kd_ci_eq(k, kl, "connection")) {
+            if (kd_ci_eq(k, kl, "connection") && status != 101) {
                 /* the connection is the server's; a close is honoured */
                 if (head_says_close(v, vl) && ending == KD_KEEP)
                     ending = KD_CLOSE_APP;
@@ -228,6 +228,16 @@ int kd_head_build(const kd_head_in *in, char *buf, size_t cap, kd_head_out *out)
         PUTS("\r\n");
     }
 
+    if (status == 101) {
+        /* the connection is the app's from here: no framing, and the
+         * app's Connection: Upgrade as it gave it */
+        PUTS("\r\n");
+        out->framing = KD_FRAME_NONE;
+        out->no_body = 1;
+        out->close = KD_CLOSE_APP;
+        out->len = (size_t)(o - buf);
+        return KD_HEAD_OK;
+    }
     /* 1xx, 204 and 304 have no body (RFC 9110 6.4.1); 204 carries no
      * Content-Length (8.6), a 304 the one of the representation */
     out->no_body = in->is_head || status == 204 || status == 304;

@@ -45,6 +45,7 @@ typedef struct {
     int is_head;
     int keepalive;                  /* what the request and the server allow */
     const char *date;               /* 29 bytes for Date, or NULL: none */
+    int upgrade;                    /* the app takes the connection after a 101 */
 } kd_head_in;
 
 typedef struct {

@@ -238,7 +238,7 @@ static void run_case(const hcase *t)
 static void run_nul_test(void)
 {
     kd_field f = {"X-A", 3, "a\0b", 3};
-    kd_head_in in = {200, &f, 1, 0, 1, 0, 1, DATE};
+    kd_head_in in = {200, &f, 1, 0, 1, 0, 1, DATE, 0};
     kd_head_out out;
     char buf[KD_HEAD_SLACK + 16];
     if (kd_head_build(&in, buf, sizeof buf, &out) != KD_HEAD_BAD_VALUE)
@@ -251,7 +251,7 @@ static void run_no_room_test(void)
 {
     char value[600];
     kd_field f = {"X-Long", 6, value, sizeof value};
-    kd_head_in in = {200, &f, 1, 0, 1, 0, 1, DATE};
+    kd_head_in in = {200, &f, 1, 0, 1, 0, 1, DATE, 0};
     kd_head_out out;
     size_t cap;
     memset(value, 'v', sizeof value);
@@ -301,6 +301,28 @@ static void run_many_fields_test(void)
     tap("100 empty fields fit the bound");
 }
 
+/* A 101 is the upgrade's: refused unless the request may upgrade (the
+ * server gives psgix.io), then sent with the app's Connection: Upgrade,
+ * no framing and no Date, the connection not kept; a 100 never. */
+static void run_upgrade_test(void)
+{
+    kd_field f[3] = {{"Upgrade", 7, "websocket", 9}, {"Connection", 10, "Upgrade", 7},
+                     {"Sec-WebSocket-Accept", 20, "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=", 28}};
+    kd_head_in in = {101, f, 3, 0, 1, 0, 1, DATE, 0};
+    kd_head_out out;
+    char buf[1024];
+    const char *want = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                       "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n";
+    ok(kd_head_build(&in, buf, sizeof buf, &out) == KD_HEAD_BAD_STATUS, "101 refused when the request may not upgrade");
+    in.upgrade = 1;
+    ok(kd_head_build(&in, buf, sizeof buf, &out) == KD_HEAD_OK && out.len == strlen(want) &&
+       memcmp(buf, want, out.len) == 0, "101 for an upgrade: the app's fields as given, Connection too");
+    ok(out.framing == KD_FRAME_NONE && out.no_body && !out.keepalive && out.close == KD_CLOSE_APP,
+       "no body, and the connection is not the server's to keep");
+    in.status = 100;
+    ok(kd_head_build(&in, buf, sizeof buf, &out) == KD_HEAD_BAD_STATUS, "100 refused, upgrade or not");
+}
+
 int main(void)
 {
     size_t i;
@@ -310,6 +332,7 @@ int main(void)
     run_nul_test();
     run_no_room_test();
     run_many_fields_test();
+    run_upgrade_test();
     printf("# %zu table cases\n", (size_t)NCASES);
     return done_testing();
 }

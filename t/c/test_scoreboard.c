@@ -29,8 +29,8 @@ static void test_layout(void)
     kd_sb sb;
     unsigned i;
     int all_free = 1;
-    ok(sizeof(kd_sb_header) == 1024 && sizeof(kd_sb_slot) == 640 && sizeof(kd_sb_counts) == 448,
-       "header 1024 bytes, slot 640, counters 448");
+    ok(sizeof(kd_sb_header) == 1024 && sizeof(kd_sb_slot) == 640 && sizeof(kd_sb_counts) == 456,
+       "header 1024 bytes, slot 640, counters 456");
     ok(offsetof(kd_sb_slot, pid) == 0 && offsetof(kd_sb_slot, generation) == 4 &&
        offsetof(kd_sb_slot, state) == 8 && offsetof(kd_sb_slot, connections) == 12 &&
        offsetof(kd_sb_slot, requests) == 16 && offsetof(kd_sb_slot, since) == 24 &&
@@ -43,7 +43,8 @@ static void test_layout(void)
        offsetof(kd_sb_header, reaped) == 176, "header offsets as documented");
     ok(offsetof(kd_sb_counts, buckets) == 40 && offsetof(kd_sb_counts, seconds) == 160 &&
        offsetof(kd_sb_counts, bytes_in) == 168 && offsetof(kd_sb_counts, taken) == 184 &&
-       offsetof(kd_sb_counts, queued) == 192, "counter offsets as documented");
+       offsetof(kd_sb_counts, queued) == 192 && offsetof(kd_sb_counts, blocked) == 448 &&
+       offsetof(kd_sb_slot, streams) == 140, "counter offsets as documented");
     errno = 0;
     ok(kd_sb_create(&sb, 0) == -1 && errno == EINVAL, "0 slots: EINVAL");
     ok(kd_sb_create(&sb, 4) == 0, "an anonymous board of 4 slots");

@@ -40,7 +40,16 @@ my $page = $http->get("http://127.0.0.1:$status_port/");
 is $page->{status}, 200, 'the status page answers';
 like $page->{content}, qr/<table/, 'as an HTML page';
 my $json = $http->get("http://127.0.0.1:$status_port/status.json");
-is scalar @{ JSON::PP->new->decode($json->{content})->{workers} }, 4, 'status.json shows the four workers';
+is scalar @{ JSON::PP->new->decode($json->{content})->{workers} }, 6,
+    'status.json shows the six workers (four, and one in each async pool)';
+
+# the async pools: an answer streamed from the fake upstream, the chat page
+like $index->{content}, qr{href="/ai/"}, 'the index links the streamed answer';
+like $http->get("http://127.0.0.1:$port/ai/")->{content}, qr/new EventSource\('\/ai\/stream/, 'whose page streams it';
+my $answer = $http->get("http://127.0.0.1:$port/ai/stream?tokens=5&interval=0.01");
+is $answer->{headers}{'content-type'}, 'text/event-stream', 'the answer comes as server-sent events';
+is scalar(() = $answer->{content} =~ /^data: /mg), 6, 'five tokens and the end, through the upstream the demo serves';
+like $http->get("http://127.0.0.1:$port/chat/")->{content}, qr/new WebSocket/, 'the chat page';
 
 my @lines;
 ok eventually(sub {

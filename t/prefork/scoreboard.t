@@ -116,7 +116,7 @@ close $_ for @keep;
     local $/;
     my $raw = <$fh>;
     my ($magic, $version, $nslots, $slot_size, $header_size) = unpack 'a8 L L L L', $raw;
-    is_deeply [$magic, $version, $slot_size, $header_size], ['KAMADOSB', 2, 640, 1024], 'header';
+    is_deeply [$magic, $version, $slot_size, $header_size], ['KAMADOSB', 3, 640, 1024], 'header';
     my @states = qw(free starting idle reading app writing draining);
     my (@raw, @xs);
     for my $i (0 .. $nslots - 1) {

@@ -81,7 +81,7 @@ return Array.from(document.querySelectorAll('#workers tbody tr'))
 JS
 my $head = call(POST => "$sid/execute/sync", {args => [],
     script => q{return Array.from(document.querySelectorAll('#workers thead th')).map(function (c) { return c.textContent; })}});
-is_deeply $head, ['Pid', 'Generation', 'Pool', 'State', 'Request', 'Age (s)', 'Requests', 'Connections', 'Private', 'Shared', 'Pss'],
+is_deeply $head, ['Pid', 'Generation', 'Pool', 'State', 'Request', 'Age (s)', 'Requests', 'Connections', 'Streams', 'Private', 'Shared', 'Pss'],
     'the worker table\'s columns';
 my %col = map { ($head->[$_] => $_) } 0 .. $#$head;
 is scalar @$rows, 2, 'one row a worker';

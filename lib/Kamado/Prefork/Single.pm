@@ -28,7 +28,8 @@ sub run {
         my $inner = $app;
         $app = sub { push $_[0]{'psgix.cleanup.handlers'}->@*, sub { $board->refresh }; $inner->(@_) };
     }
-    my $server = Kamado::Server->new(%{ $self->{server_args} }, app => $app, scoreboard => $board, slot => 0);
+    my $server = Kamado::Server->class_for($self->{server_args})
+        ->new(%{ $self->{server_args} }, app => $app, scoreboard => $board, slot => 0);
     my $access_log = $self->{server_args}{access_log};
     @SIG{qw(TERM QUIT)} = (sub { $server->stop }) x 2;
     $SIG{INT} = sub { $access_log->flush if $access_log; POSIX::_exit(0) };

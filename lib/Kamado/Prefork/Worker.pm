@@ -60,9 +60,9 @@ sub main {
         $max -= int rand($max / 5) if $max > 4;
         my $age = $self->{max_age};
         $age -= rand($age / 5) if $age;
-        $server = Kamado::Server->new(
-            %{ $self->{server_args} },
-            ($self->{queues} ? _pool_args($self, $pool) : ()),
+        my %args = (%{ $self->{server_args} }, ($self->{queues} ? _pool_args($self, $pool) : ()));
+        $server = Kamado::Server->class_for(\%args)->new(
+            %args,
             app          => $app,
             max_requests => $max,
             max_age      => $age,
@@ -86,7 +86,10 @@ sub _pool_args {
     my ($self, $i) = @_;
     my @queues = $self->{queues}->@*;
     my $timeout = $i ? $self->{pools}[ $i - 1 ]{timeout} : undef;
+    my $spec = $i ? $self->{pools}[ $i - 1 ] : undef;
     return (
+        # a pool is async or not by its own setting; the default pool by --async
+        ($spec ? (async => $spec->{async}, ($spec->{streams} ? (max_streams => $spec->{streams}) : ())) : ()),
         pools => {
             routes  => [map { [$_->{prefix}, fileno $_->{send}] } @queues],
             mine    => $i,

@@ -137,6 +137,13 @@ sub respond_delayed {
                 return respond($self, $fd, $env, $res);
             }
             die "response is not [status, headers]\n" if @$res != 2 || ref $res->[1] ne 'ARRAY';
+            if ($res->[0] eq '101' && $env->{'psgix.io'}) {
+                # the connection is the app's now (psgix.io): a writer that does nothing
+                my $up = Kamado::Server::upgrade($self, $fd, $env, $res);
+                die $loop->framing_error . "\n" if defined $up && !$up;
+                $answered = 1;
+                return $writer = Kamado::Writer->released($loop, $fd);
+            }
             my $head = $loop->write_head($fd, $res->[0], $res->[1]);
             die $loop->framing_error . "\n" if defined $head && !$head;
             $answered = 1;

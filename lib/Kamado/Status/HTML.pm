@@ -34,10 +34,10 @@ sub render {
         _dt('Workers', join(', ', map { "$s->{workers_by_state}{$_} $_" } grep { $s->{workers_by_state}{$_} } sort keys $s->{workers_by_state}->%*) || 'none'),
         '</dl>',
         '<h2>Workers</h2>',
-        _table('workers', ['Pid', 'Generation', 'Pool', 'State', 'Request', 'Age (s)', 'Requests', 'Connections',
+        _table('workers', ['Pid', 'Generation', 'Pool', 'State', 'Request', 'Age (s)', 'Requests', 'Connections', 'Streams',
                 'Private', 'Shared', 'Pss'],
             map { [$_->{pid}, $_->{generation}, $_->{pool}, $_->{state}, $_->{request},
-                    defined $_->{age} ? sprintf('%.1f', $_->{age}) : '', $_->{requests}, $_->{connections},
+                    defined $_->{age} ? sprintf('%.1f', $_->{age}) : '', $_->{requests}, $_->{connections}, $_->{streams},
                     map { _bytes($_) } @{ $_->{memory} }{qw(private shared pss)}] }
                 sort { $a->{generation} <=> $b->{generation} || $a->{pid} <=> $b->{pid} } $s->{workers}->@*),
         '<h2>Generations</h2>',

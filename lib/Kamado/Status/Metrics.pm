@@ -31,8 +31,16 @@ sub render {
         'kamado_request_duration_seconds_count ' . _value($d->{count});
     $family->('kamado_received_bytes_total', 'counter', 'Bytes read from clients.', {}, $s->{bytes}{in});
     $family->('kamado_sent_bytes_total', 'counter', 'Bytes written to clients.', {}, $s->{bytes}{out});
+    $family->('kamado_loop_blocked_total', 'counter',
+        'Times an async worker\'s loop was held half a second or more by an app (logged with the request).',
+        {}, $s->{loop_blocked} // 0);
     $family->('kamado_workers', 'gauge', 'Workers of every live generation, by state.',
         $by->(state => $s->{workers_by_state}));
+    my %streams;
+    $streams{ $_->{pool} } += $_->{streams} // 0 for $s->{workers}->@*;
+    $family->('kamado_open_streams', 'gauge',
+        'Requests being served, summed by pool: an async worker serves many at once (open streams), a blocking one one.',
+        $by->(pool => \%streams));
     $family->('kamado_queue_depth', 'gauge', 'Connections handed to a pool\'s queue and not yet taken.',
         map { ({pool => $_->{name}}, $_->{queued}) } $s->{pools}->@*);
     $family->('kamado_worker_exits_total', 'counter',
