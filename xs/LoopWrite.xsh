@@ -114,7 +114,7 @@ PPCODE:
         XSRETURN_NO;
     iov.iov_base = self->head;
     iov.iov_len = hlen;
-    if (kd_write_all(self->loop, fd, &iov, 1) != 0)
+    if (kd_write_more(self->loop, c, &iov, 1) != 0)
         XSRETURN_UNDEF;
     XSRETURN_YES;
 }
@@ -143,7 +143,7 @@ PPCODE:
     /* (the write moves out on: the chunk line's length first) */
     framing = c->frame.framing == KD_FRAME_CHUNKED ? out[0].iov_len : 0;
     before = self->loop->sent;
-    if (kd_write_all(self->loop, fd, out, n) != 0) {
+    if (kd_write_more(self->loop, c, out, n) != 0) {
         self->resp_bytes += body_sent(self, before, framing, (IV)framed);
         XSRETURN_UNDEF;
     }
@@ -162,7 +162,7 @@ PPCODE:
     int64_t framed;
     int ok = 1, n = kd_frame_body(&c->frame, NULL, 0, 1, out, &framed);
     if (n > 0)
-        ok = kd_write_all(self->loop, fd, out, n) == 0;
+        ok = kd_write_more(self->loop, c, out, n) == 0;
     finish(self, c, ok);
     if (!ok)
         XSRETURN_UNDEF;

@@ -173,6 +173,18 @@ length (past it, cut: see C<BODY_MISMATCH>). An empty piece sends nothing.
 
 Ends a streamed body (the last chunk) and finishes the request.
 
+=back
+
+The three write what the socket takes at once and hold the rest for the
+loop (in memory up to C<write_buffer>, in a temporary file past it, within
+the worker's totals), after what the connection holds already: a slow
+reader does not hold the worker, which goes on producing; held bytes go out
+as the next pieces are written, and after C<write_end> as the client
+reads. Only past the totals does a call wait for the client (up to
+C<write_timeout> without progress).
+
+=over
+
 =item write_error(FD, STATUS)
 
 The server's own short answer for STATUS, then the close.

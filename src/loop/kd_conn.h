@@ -352,6 +352,16 @@ int kd_write_all(kd_loop *l, int fd, struct iovec *iov, int iovcnt);
  * reusing or closing the connection. 0 or -1. */
 int kd_write_last(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt);
 
+/* Writes a piece of a response that goes on (a streamed head or body
+ * piece, or its end before kd_conn_finish): what the socket does not take
+ * at once is held for the loop in the same bounds as kd_write_last's,
+ * after what the connection already holds, so the worker does not wait
+ * on a slow reader; held bytes go out as the next pieces are written, and
+ * after kd_conn_finish as the client reads. Past the bounds the worker
+ * waits, as kd_write_all does, for what is held to go first. 0 or -1
+ * with errno set (the client went away, or write_timeout passed). */
+int kd_write_more(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt);
+
 /* Writes a response whose body is len bytes of in_fd from offset off,
  * head (hlen bytes) first. What the socket does not take at once is handed
  * to the event loop, which sends it as the client reads, from a duplicate
