@@ -39,7 +39,7 @@ head in 64 KiB, anything larger, and every chunked body, decoded, into an
 unlinked temporary file), so slow clients cannot tie up the workers. So
 does the unsent rest of a complete response to a client that reads slowly
 (C<--write-buffer>: in memory, or in a temporary file for large answers; a
-file body as a descriptor of its own, a body object read ahead). Bodies
+file body as a descriptor of its own, a streamed body as it is produced). Bodies
 sent after C<Expect: 100-continue> are held by the loop too: it answers
 C<100 Continue> itself (unless C<--expect-to-app> leaves that to the app,
 whose worker then reads the body when the app asks for it, with
