@@ -152,8 +152,14 @@ nginx does with a FastCGI application's response:
     Content-Length twice, different values   500 (logged)
     Content-Length twice, the same value     one Content-Length
     Content-Length with spaces around it     sent without them
-    Transfer-Encoding (any)                  500 (logged): the server chunks
-                                             a streamed body itself
+    Transfer-Encoding: chunked alone         the app's chunks decoded and the
+                                             body framed again (chunked, or
+                                             the close for HTTP/1.0); a
+                                             malformed encoding: a 500, or,
+                                             streamed, a cut body and the
+                                             close (logged)
+    Transfer-Encoding other than that, or    500 (logged): the server frames
+      twice, or with a Content-Length        the body itself
     Connection                               dropped; a "close" token in it
                                              closes after the response
     Keep-Alive, Proxy-Connection             dropped

@@ -183,6 +183,7 @@ CODE:
         SvREFCNT_dec(self->scoreboard);
     Safefree(self->head);
     Safefree(self->env_key);
+    Safefree(self->scratch);
     if (self->id_gv)
         SvREFCNT_dec((SV *)self->id_gv);
     Safefree(self);
