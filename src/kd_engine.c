@@ -42,5 +42,6 @@
 #include "loop/kd_pools.c"
 #include "loop/kd_body.c"
 #include "loop/kd_write.c"
+#include "loop/kd_lastwords.c"
 
 #endif

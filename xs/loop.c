@@ -22,6 +22,7 @@ typedef struct {
     SV *scoreboard;                 /* the Kamado::Scoreboard holding its slot */
     char *head;                     /* response head buffer, reused */
     size_t head_cap;
+    int armed;                      /* last_words was called: its signals are this loop's */
     char *scratch;                  /* an app's own chunks, decoded here; reused */
     size_t scratch_cap;
     const char *framing_error;      /* why the last head was refused or its body cut; NULL */

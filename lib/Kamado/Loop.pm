@@ -231,6 +231,20 @@ REQUEST_LINE, TIME]>, then the count of those it could not keep, if any.
 
 =over
 
+=item last_words
+
+From now on, a worker that ends in the middle of a request finishes what
+this loop holds (F<src/loop/kd_lastwords.c>): on VTALRM (the kill of
+B<--request-timeout>) the request gets a 504, on SEGV, BUS, FPE, ILL or
+ABRT, or when the loop is destroyed mid-request (an C<exit> in the app), a
+500, if no head of it went out; a child of the worker, holding only the
+connections, sends what the loop held for slow readers (each closed after
+C<write_timeout> without progress) and closes every connection in
+order, its output shut down first, then what the client sends read for
+up to 2 s. The process then ends by the same signal. A response being
+written and requests not yet served are lost. False with C<$!> when the
+signals could not be set.
+
 =item stop_accepting([KEEP_QUEUE])
 
 Stops listening; open connections get one more response, marked
