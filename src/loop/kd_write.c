@@ -88,6 +88,8 @@ static int64_t out_send_now(kd_loop *l, kd_conn *c)
     }
 }
 
+static int out_drain(kd_loop *l, kd_conn *c);
+
 /* Sends deferred output; once it is all out, finishes the request (unless
  * it is still being served: a streamed response's next piece or its end
  * comes from the worker). */
@@ -177,6 +179,9 @@ int kd_write_last(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt)
     size_t left = 0;
     int i;
     char *p;
+
+    if (c->out.flushing)
+        return kd_write_more(l, c, iov, iovcnt);   /* after what is held, in order */
 
     memset(&m, 0, sizeof m);
     m.msg_iov = iov;
@@ -353,6 +358,9 @@ int kd_write_file_last(kd_loop *l, kd_conn *c, const char *head, size_t hlen,
     ssize_t n;
     int fd;
     char *rest = NULL;
+
+    if (c->out.flushing && out_drain(l, c) != 0)
+        return -1;                    /* (what is held goes first) */
 
     /* the head marked as more to come: it shares a packet with the file's
      * first bytes */
