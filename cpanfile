@@ -22,6 +22,7 @@ on test => sub {
     requires 'HTTP::Status', '6.00';
     requires 'CGI', '4.00';    # the legacy CGI fixtures use CGI.pm
     requires 'CGI::Fast';      # t/check's CGI::Fast fixture
+    requires 'Mojolicious', '8.0';    # t/plackup/app-chunked.t: an app that chunks its own body
     # t/dbi/: private MariaDB and PostgreSQL servers, and SQLite
     requires 'DBI', '1.631';
     requires 'DBD::MariaDB', '1.00';

@@ -39,7 +39,7 @@ head in 64 KiB, anything larger, and every chunked body, decoded, into an
 unlinked temporary file), so slow clients cannot tie up the workers. So
 does the unsent rest of a complete response to a client that reads slowly
 (C<--write-buffer>: in memory, or in a temporary file for large answers; a
-file body as a descriptor of its own, a body object read ahead). Bodies
+file body as a descriptor of its own, a streamed body as it is produced). Bodies
 sent after C<Expect: 100-continue> are held by the loop too: it answers
 C<100 Continue> itself (unless C<--expect-to-app> leaves that to the app,
 whose worker then reads the body when the app asks for it, with
@@ -152,8 +152,14 @@ nginx does with a FastCGI application's response:
     Content-Length twice, different values   500 (logged)
     Content-Length twice, the same value     one Content-Length
     Content-Length with spaces around it     sent without them
-    Transfer-Encoding (any)                  500 (logged): the server chunks
-                                             a streamed body itself
+    Transfer-Encoding: chunked alone         the app's chunks decoded and the
+                                             body framed again (chunked, or
+                                             the close for HTTP/1.0); a
+                                             malformed encoding: a 500, or,
+                                             streamed, a cut body and the
+                                             close (logged)
+    Transfer-Encoding other than that, or    500 (logged): the server frames
+      twice, or with a Content-Length        the body itself
     Connection                               dropped; a "close" token in it
                                              closes after the response
     Keep-Alive, Proxy-Connection             dropped

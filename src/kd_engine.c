@@ -43,5 +43,6 @@
 #include "loop/kd_body.c"
 #include "loop/kd_write.c"
 #include "loop/kd_stream.c"
+#include "loop/kd_lastwords.c"
 
 #endif

@@ -1,7 +1,8 @@
 # Builds and runs t/c/test_conn_write.c, the C unit tests of the file
 # hand-over (src/loop/kd_write.c, kd_write_file_last) on a real loop: the rest
 # sent by the loop, intact, before the pipelined request; HEAD; the close
-# at the write timeout freeing the loop's descriptor. Plain, then under
+# at the write timeout freeing the loop's descriptor; a streamed response
+# held for the loop (kd_write_more) while the client does not read. Plain, then under
 # ASan + UBSan when clang is installed.
 use strict;
 use warnings;

@@ -170,6 +170,11 @@ PPCODE:
 void
 DESTROY(Kamado::Loop self)
 CODE:
+    /* (an exit in the app, mid-request: what the loop holds is finished) */
+    if (kd_loop_last_words_pending(self->loop))
+        kd_loop_last_words(self->loop, 500);
+    if (self->armed)
+        kd_loop_last_words_on_signals(NULL);
     kd_loop_free(self->loop);
     SvREFCNT_dec((SV *)self->templates);
     if (self->last_env)
@@ -184,6 +189,7 @@ CODE:
         SvREFCNT_dec(self->scoreboard);
     Safefree(self->head);
     Safefree(self->env_key);
+    Safefree(self->scratch);
     if (self->id_gv)
         SvREFCNT_dec((SV *)self->id_gv);
     Safefree(self);
@@ -275,6 +281,19 @@ CODE:
 }
 OUTPUT:
     RETVAL
+
+void
+last_words(Kamado::Loop self)
+PPCODE:
+{
+    /* a worker that dies mid-request finishes what this loop holds
+     * (src/loop/kd_lastwords.c); undef with $! if the signals could not
+     * be set */
+    if (kd_loop_last_words_on_signals(self->loop) != 0)
+        XSRETURN_UNDEF;
+    self->armed = 1;
+    XSRETURN_YES;
+}
 
 void
 close_conn(Kamado::Loop self, int fd)

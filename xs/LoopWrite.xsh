@@ -52,6 +52,20 @@ PPCODE:
         }
         XSRETURN_NO;                 /* invalid: nothing was written */
     }
+    if (c->frame.decode) {
+        /* the app's own chunks: decoded first; a malformed encoding is
+         * an invalid response, nothing written */
+        struct iovec piece;
+        if (unchunk(aTHX_ self, c, in, (int)nb, 1, &piece) != 0) {
+            if (in != stack_in) {
+                Safefree(in);
+                Safefree(out);
+            }
+            XSRETURN_NO;
+        }
+        in[0] = piece;
+        nb = 1;
+    }
     out[0].iov_base = self->head;
     out[0].iov_len = hlen;
     n = kd_frame_body(&c->frame, in, (int)nb, 1, out + 1, &framed);
@@ -85,6 +99,10 @@ PPCODE:
     int ok;
     if (hlen == 0)
         XSRETURN_NO;                 /* invalid: nothing was written */
+    if (c->frame.decode && length > 0) {
+        self->framing_error = "Transfer-Encoding: chunked from the app with a file body";
+        XSRETURN_NO;
+    }
     iov[0].iov_base = self->head;
     iov[0].iov_len = hlen;
     n = kd_frame_file(&c->frame, length, 1, &iov[1], &iov[2]);
@@ -115,7 +133,7 @@ PPCODE:
     kd_stream_off(self->loop, c);    /* (an async worker's response written the blocking way) */
     iov.iov_base = self->head;
     iov.iov_len = hlen;
-    if (kd_write_all(self->loop, fd, &iov, 1) != 0)
+    if (kd_write_more(self->loop, c, &iov, 1) != 0)
         XSRETURN_UNDEF;
     XSRETURN_YES;
 }
@@ -137,6 +155,9 @@ PPCODE:
         XSRETURN_NO;                 /* wide character: nothing written */
     piece.iov_base = (char *)p;
     piece.iov_len = l;
+    /* (a malformed app encoding sends nothing more: write_end says so) */
+    if (c->frame.decode && unchunk(aTHX_ self, c, &piece, 1, 0, &piece) != 0)
+        XSRETURN_YES;
     n = kd_frame_body(&c->frame, &piece, 1, 0, out, &framed);
     note_mismatch(self, c);
     if (n == 0)
@@ -144,7 +165,7 @@ PPCODE:
     /* (the write moves out on: the chunk line's length first) */
     framing = c->frame.framing == KD_FRAME_CHUNKED ? out[0].iov_len : 0;
     before = self->loop->sent;
-    if (kd_write_all(self->loop, fd, out, n) != 0) {
+    if (kd_write_more(self->loop, c, out, n) != 0) {
         self->resp_bytes += body_sent(self, before, framing, (IV)framed);
         XSRETURN_UNDEF;
     }
@@ -163,7 +184,7 @@ PPCODE:
     int64_t framed;
     int ok = 1, n = kd_frame_body(&c->frame, NULL, 0, 1, out, &framed);
     if (n > 0)
-        ok = kd_write_all(self->loop, fd, out, n) == 0;
+        ok = kd_write_more(self->loop, c, out, n) == 0;
     finish(self, c, ok);
     if (!ok)
         XSRETURN_UNDEF;

@@ -22,6 +22,9 @@ typedef struct {
     SV *scoreboard;                 /* the Kamado::Scoreboard holding its slot */
     char *head;                     /* response head buffer, reused */
     size_t head_cap;
+    int armed;                      /* last_words was called: its signals are this loop's */
+    char *scratch;                  /* an app's own chunks, decoded here; reused */
+    size_t scratch_cap;
     const char *framing_error;      /* why the last head was refused or its body cut; NULL */
     /* the response to the request being served, for the access log */
     int resp_status;                /* of the head sent; 0: none yet */
@@ -120,10 +123,13 @@ static IV body_sent(const kd_xs *x, uint64_t before, size_t framing, IV body)
     return (IV)n < body ? (IV)n : body;
 }
 
-/* framing_error for a body that did not match its Content-Length */
+/* framing_error for a body that did not match its Content-Length, or
+ * whose app's own chunked encoding was malformed */
 static void note_mismatch(kd_xs *x, const kd_conn *c)
 {
-    if (c->frame.mismatch)
+    if (c->frame.bad)
+        x->framing_error = kd_frame_close_text(KD_CLOSE_APP_CHUNKS);
+    else if (c->frame.mismatch)
         x->framing_error = kd_frame_close_text(c->frame.mismatch > 0 ? KD_CLOSE_TOO_LONG : KD_CLOSE_TOO_SHORT);
 }
 
@@ -214,6 +220,35 @@ static size_t build_head(pTHX_ kd_xs *x, kd_conn *c, SV *status, AV *headers, IV
     }
     c->resp_status = in.status;
     kd_frame_start(&c->frame, out.framing, out.length, ending != KD_KEEP ? ending : out.close, out.mismatch);
+    if (out.app_chunked && out.framing != KD_FRAME_NONE)
+        kd_frame_decode(&c->frame);
     note_mismatch(x, c);
     return out.len;
+}
+
+/* The n pieces of an app's own chunked body (c->frame.decode), decoded
+ * into x->scratch as one piece: *piece (last: the body ends with them).
+ * 0, or -1 when the encoding is malformed (framing_error says so). */
+static int unchunk(pTHX_ kd_xs *x, kd_conn *c, const struct iovec *in, int n, int last, struct iovec *piece)
+{
+    size_t total = 0, len;
+    char *p;
+    int i;
+    for (i = 0; i < n; i++)
+        total += in[i].iov_len;
+    if (total > x->scratch_cap) {
+        x->scratch_cap = total;
+        Renew(x->scratch, x->scratch_cap, char);
+    }
+    for (p = x->scratch, i = 0; i < n; i++) {
+        memcpy(p, in[i].iov_base, in[i].iov_len);
+        p += in[i].iov_len;
+    }
+    if (kd_frame_unchunk(&c->frame, x->scratch, total, last, &len) != 0) {
+        x->framing_error = "malformed chunked encoding from the app";
+        return -1;
+    }
+    piece->iov_base = x->scratch;
+    piece->iov_len = len;
+    return 0;
 }

@@ -2,8 +2,10 @@
 
 /* --request-timeout: two POSIX timers per worker. The soft one sends USR2,
  * which the worker turns into a die in the app; the hard one sends VTALRM,
- * left at its default action, so the kernel ends the worker even when the
- * app is stuck where no Perl handler can run. */
+ * whose C handler (Kamado::Loop's last_words) answers 504 and hands what
+ * the loop holds to a finisher, then ends the worker at the signal's
+ * default action, even when the app is stuck where no Perl handler can
+ * run. */
 static timer_t request_timers[2];
 static pid_t request_timers_pid;     /* who made them (0: not this process) */
 

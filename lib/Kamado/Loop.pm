@@ -174,6 +174,18 @@ length (past it, cut: see C<BODY_MISMATCH>). An empty piece sends nothing.
 
 Ends a streamed body (the last chunk) and finishes the request.
 
+=back
+
+The three write what the socket takes at once and hold the rest for the
+loop (in memory up to C<write_buffer>, in a temporary file past it, within
+the worker's totals), after what the connection holds already: a slow
+reader does not hold the worker, which goes on producing; held bytes go out
+as the next pieces are written, and after C<write_end> as the client
+reads. Only past the totals does a call wait for the client (up to
+C<write_timeout> without progress).
+
+=over
+
 =item write_error(FD, STATUS)
 
 The server's own short answer for STATUS, then the close.
@@ -289,6 +301,20 @@ REQUEST_LINE, TIME]>, then the count of those it could not keep, if any.
 =head2 Stopping
 
 =over
+
+=item last_words
+
+From now on, a worker that ends in the middle of a request finishes what
+this loop holds (F<src/loop/kd_lastwords.c>): on VTALRM (the kill of
+B<--request-timeout>) the request gets a 504, on SEGV, BUS, FPE, ILL or
+ABRT, or when the loop is destroyed mid-request (an C<exit> in the app), a
+500, if no head of it went out; a child of the worker, holding only the
+connections, sends what the loop held for slow readers (each closed after
+C<write_timeout> without progress) and closes every connection in
+order, its output shut down first, then what the client sends read for
+up to 2 s. The process then ends by the same signal. A response being
+written and requests not yet served are lost. False with C<$!> when the
+signals could not be set.
 
 =item stop_accepting([KEEP_QUEUE])
 

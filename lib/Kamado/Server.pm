@@ -89,6 +89,9 @@ sub open_loop {
         \%settings,
     );
     $loop->set_pools(@{ $self->{pools} }{qw(routes mine recv_fd listen)}) if $self->{pools};
+    # a request that ends the worker (the --request-timeout kill, a crash
+    # in C, an exit) does not take the other connections with it
+    $loop->last_words or Kamado::Log->warn("Can't set the worker's last words: $!");
     $self->{loop} = $loop;
     $self->{pid} = Kamado::current_pid();    # the worker (see _forked)
     # each request's id: in its env, and in $Kamado::Log::REQUEST_ID while

@@ -32,7 +32,8 @@
  * draining), kd_answer.c (the loop's own error answers, their access-log
  * records, the lingering close), kd_pools.c (routing to other pools,
  * hand-over, receiving), kd_body.c (spooling and reading request bodies),
- * kd_write.c (writes, and the rests the loop sends for slow readers). It
+ * kd_write.c (writes, and the rests the loop sends for slow readers),
+ * kd_lastwords.c (what a worker dying mid-request finishes). It
  * stands on the layers below it: src/proto/ (parsers and builders of
  * bytes, no I/O), src/sys/ (the clock, waits, descriptor passing) and
  * src/board/ (the scoreboard).
@@ -376,6 +377,16 @@ int kd_write_all(kd_loop *l, int fd, struct iovec *iov, int iovcnt);
  * reusing or closing the connection. 0 or -1. */
 int kd_write_last(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt);
 
+/* Writes a piece of a response that goes on (a streamed head or body
+ * piece, or its end before kd_conn_finish): what the socket does not take
+ * at once is held for the loop in the same bounds as kd_write_last's,
+ * after what the connection already holds, so the worker does not wait
+ * on a slow reader; held bytes go out as the next pieces are written, and
+ * after kd_conn_finish as the client reads. Past the bounds the worker
+ * waits, as kd_write_all does, for what is held to go first. 0 or -1
+ * with errno set (the client went away, or write_timeout passed). */
+int kd_write_more(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt);
+
 /* Writes a response whose body is len bytes of in_fd from offset off,
  * head (hlen bytes) first. What the socket does not take at once is handed
  * to the event loop, which sends it as the client reads, from a duplicate
@@ -426,6 +437,34 @@ void kd_conn_release(kd_loop *l, kd_conn *c);
 /* The events posted since the last call: *events (the loop's, valid until
  * the next kd_loop_next), and their count. */
 int kd_loop_stream_events(kd_loop *l, kd_stream_ev **events);
+
+/* Last words of a worker that dies in the middle of a request (the
+ * request timeout's kill, a crash, an exit in the app), async-signal-
+ * safe: the request being served gets status (504 or 500; 0: none) when
+ * no head of it went out, else its body is cut; a child of the worker, the
+ * finisher, holding only the connections (its other descriptors closed:
+ * listeners, the app's database connections), sends what the loop held
+ * for slow readers as the clients read (write_timeout without progress
+ * bounds each), and closes every connection cleanly: its output shut
+ * down, then what the client sends read for up to 2 s before the close,
+ * so that an idle keep-alive client reads an end, not a reset. What is
+ * lost: a response being written when the worker died (cut), requests
+ * received but not yet served (their connection closed unanswered, as
+ * an idle one), and descriptors numbered past 65535 the finisher
+ * neither sorts nor closes. 0, or -1 when the finisher could not start
+ * (the connections then close with the worker). */
+int kd_loop_last_words(kd_loop *l, int status);
+
+/* From now on (l; NULL: no longer) VTALRM (the request timeout's kill:
+ * 504) and SEGV, BUS, FPE, ILL, ABRT (500) say l's last words in this
+ * process, then end it by the same signal at its default action. 0, or
+ * -1 with errno set. */
+int kd_loop_last_words_on_signals(kd_loop *l);
+
+/* Whether l, armed in this process, holds a request being served or
+ * bytes for a slow reader: a process that exits now should say its last
+ * words. */
+int kd_loop_last_words_pending(const kd_loop *l);
 
 /* "Sun, 06 Nov 1994 08:49:37 GMT", refreshed once a second */
 const char *kd_date(kd_loop *l);

@@ -316,6 +316,7 @@ static int try_parse(kd_loop *l, kd_conn *c)
     }
     c->in.pos += (size_t)rv;
     kd_serve(l, c);
+    c->resp_status = 0;             /* no head of this request has gone out */
     c->req_id = ++l->last_req_id;
     c->is_head = c->req.is_head;
     c->minor_version = c->req.minor_version;

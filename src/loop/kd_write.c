@@ -14,15 +14,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* Releases what a request held beyond the connection buffer: a spooled
- * body, and deferred output, sent or not. */
-void kd_drop_request_files(kd_loop *l, kd_conn *c)
+/* Releases the response bytes c holds for the loop to send, sent or not. */
+static void out_release(kd_loop *l, kd_conn *c)
 {
-    if (c->body.fd >= 0) {              /* a spooled request body, too */
-        close(c->body.fd);
-        c->body.fd = -1;
-    }
-    c->body.in_file = 0;
     if (c->out.fd >= 0) {
         l->spool_total -= c->out.spooled;
         c->out.spooled = 0;
@@ -39,6 +33,18 @@ void kd_drop_request_files(kd_loop *l, kd_conn *c)
     c->out.flushing = 0;
 }
 
+/* Releases what a request held beyond the connection buffer: a spooled
+ * body, and deferred output, sent or not. */
+void kd_drop_request_files(kd_loop *l, kd_conn *c)
+{
+    if (c->body.fd >= 0) {              /* a spooled request body, too */
+        close(c->body.fd);
+        c->body.fd = -1;
+    }
+    c->body.in_file = 0;
+    out_release(l, c);
+}
+
 /* sendfile(2) moves at most about 2 GiB a call */
 #define SENDFILE_MAX ((int64_t)1 << 30)
 
@@ -47,16 +53,18 @@ static size_t file_left(int64_t off, int64_t end)
     return (size_t)(end - off > SENDFILE_MAX ? SENDFILE_MAX : end - off);
 }
 
-/* Sends deferred output; once it is all out, finishes the request. */
-void kd_flush_out(kd_loop *l, kd_conn *c)
+/* Sends what the socket takes now of the bytes c holds, without waiting,
+ * and releases them once all are sent (c->out.flushing is then 0).
+ * Returns the bytes sent, or -1 when the client is gone (errno set). */
+static int64_t out_send_now(kd_loop *l, kd_conn *c)
 {
+    int64_t total = 0;
     for (;;) {
         ssize_t n;
         if (c->out.off < c->out.len) {
             n = send(c->fd, c->out.buf + c->out.off, c->out.len - c->out.off, MSG_NOSIGNAL);
             if (n > 0)
                 c->out.off += (size_t)n;
-            kd_count_out(l, n);
         } else if (c->out.fd >= 0 && c->out.file_off < c->out.file_end) {
             off_t off = (off_t)c->out.file_off;
             n = sendfile(c->fd, c->out.fd, &off, file_left(c->out.file_off, c->out.file_end));
@@ -64,21 +72,39 @@ void kd_flush_out(kd_loop *l, kd_conn *c)
                 n = -1, errno = EIO;  /* the file shrank: the body cannot be whole */
             if (n > 0)
                 c->out.file_off += n;
-            kd_count_out(l, n);
         } else {
-            break;
+            out_release(l, c);
+            return total;
         }
+        kd_count_out(l, n);
         if (n > 0) {
-            c->deadline = kd_now() + l->write_timeout;   /* progress */
+            total += n;
             continue;
         }
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            return;                   /* EPOLLOUT calls again */
+            return total;             /* the socket is full */
+        return -1;
+    }
+}
+
+static int out_drain(kd_loop *l, kd_conn *c);
+
+/* Sends deferred output; once it is all out, finishes the request (unless
+ * it is still being served: a streamed response's next piece or its end
+ * comes from the worker). */
+void kd_flush_out(kd_loop *l, kd_conn *c)
+{
+    int64_t n = out_send_now(l, c);
+    if (n < 0) {
         kd_conn_close(l, c);
         return;
     }
+    if (n > 0)
+        c->deadline = kd_now() + l->write_timeout;   /* progress */
+    if (c->out.flushing || c->serving)
+        return;                       /* EPOLLOUT calls again */
     kd_drop_request_files(l, c);
     if (kd_watch_for(l, c, 0) != 0) {
         kd_conn_close(l, c);
@@ -156,6 +182,9 @@ int kd_write_last(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt)
     char *p;
 
     kd_stream_off(l, c);
+    if (c->out.flushing)
+        return kd_write_more(l, c, iov, iovcnt);   /* after what is held, in order */
+
     memset(&m, 0, sizeof m);
     m.msg_iov = iov;
     m.msg_iovlen = (size_t)(iovcnt > 1024 ? 1024 : iovcnt);
@@ -201,6 +230,129 @@ int kd_write_last(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt)
     return 0;
 }
 
+/* Waits (up to write_timeout without progress) until c holds no bytes.
+ * 0, or -1 with errno set. */
+static int out_drain(kd_loop *l, kd_conn *c)
+{
+    while (c->out.flushing) {
+        int64_t n = out_send_now(l, c);
+        int rv;
+        if (n < 0)
+            return -1;
+        if (!c->out.flushing)
+            break;
+        rv = kd_wait(c->fd, POLLOUT, l->write_timeout);
+        if (rv == 0)
+            errno = ETIMEDOUT;
+        if (rv <= 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Adds left bytes of iov to what c holds: in memory while c's share fits
+ * write_buffer and the worker's 32 of them, else in c's temporary file
+ * (the worker's 256 of them). -1 when neither has room. */
+static int out_hold(kd_loop *l, kd_conn *c, const struct iovec *iov, int iovcnt, size_t left)
+{
+    size_t held = c->out.len - c->out.off;
+    int i;
+    if (c->out.fd < 0 && held + left <= l->write_buffer && l->out_total + left <= 32 * l->write_buffer) {
+        char *p;
+        if (c->out.off > 0) {
+            memmove(c->out.buf, c->out.buf + c->out.off, held);
+            l->out_total -= c->out.off;
+            c->out.len = held;
+            c->out.off = 0;
+        }
+        p = realloc(c->out.buf, held + left);
+        if (p) {
+            c->out.buf = p;
+            for (p += held, i = 0; i < iovcnt; i++) {
+                memcpy(p, iov[i].iov_base, iov[i].iov_len);
+                p += iov[i].iov_len;
+            }
+            c->out.len = held + left;
+            l->out_total += left;
+            return 0;
+        }
+    }
+    /* (a descriptor without spooled bytes is the app's file: it ends a
+     * response, nothing follows it) */
+    if (l->write_buffer > 0 && l->spool_total + left <= 256 * l->write_buffer &&
+        (c->out.fd < 0 || c->out.spooled > 0)) {
+        int fresh = c->out.fd < 0;
+        if (fresh) {
+            if ((c->out.fd = kd_temp_file()) < 0)
+                return -1;
+            c->out.file_off = c->out.file_end = 0;
+        }
+        for (i = 0; i < iovcnt; i++)
+            if (kd_write_file(c->out.fd, iov[i].iov_base, iov[i].iov_len) != 0)
+                break;
+        if (i == iovcnt) {
+            c->out.file_end += (int64_t)left;
+            c->out.spooled += left;
+            l->spool_total += left;
+            return 0;
+        }
+        /* a full disk: what was written is taken back */
+        if (fresh) {
+            close(c->out.fd);
+            c->out.fd = -1;
+        } else if (ftruncate(c->out.fd, (off_t)c->out.file_end) != 0 ||
+                   lseek(c->out.fd, (off_t)c->out.file_end, SEEK_SET) < 0) {
+            return -1;
+        }
+    }
+    return -1;
+}
+
+int kd_write_more(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt)
+{
+    size_t left = 0;
+    int i;
+
+    if (c->out.flushing && out_send_now(l, c) < 0)
+        return -1;
+    if (!c->out.flushing) {
+        struct msghdr m;
+        ssize_t n;
+        memset(&m, 0, sizeof m);
+        m.msg_iov = iov;
+        m.msg_iovlen = (size_t)(iovcnt > 1024 ? 1024 : iovcnt);
+        do {
+            n = sendmsg(c->fd, &m, MSG_NOSIGNAL);
+        } while (n < 0 && errno == EINTR);
+        kd_count_out(l, n);
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+            return -1;
+        if (n < 0)
+            n = 0;
+        l->sent += (uint64_t)n;
+        while (iovcnt > 0 && (size_t)n >= iov->iov_len) {
+            n -= (ssize_t)iov->iov_len;
+            iov++;
+            iovcnt--;
+        }
+        if (iovcnt == 0)
+            return 0;                 /* the usual case: all taken at once */
+        iov->iov_base = (char *)iov->iov_base + n;
+        iov->iov_len -= (size_t)n;
+    }
+    for (i = 0; i < iovcnt; i++)
+        left += iov[i].iov_len;
+    if (out_hold(l, c, iov, iovcnt, left) == 0) {
+        l->sent += left;              /* the loop's to send now */
+        c->out.flushing = 1;
+        return 0;
+    }
+    /* past the bounds: the worker waits, as kd_write_all does */
+    if (out_drain(l, c) != 0)
+        return -1;
+    return kd_write_all(l, c->fd, iov, iovcnt);
+}
+
 int kd_write_file_last(kd_loop *l, kd_conn *c, const char *head, size_t hlen,
                        int in_fd, int64_t off, int64_t len)
 {
@@ -210,6 +362,9 @@ int kd_write_file_last(kd_loop *l, kd_conn *c, const char *head, size_t hlen,
     char *rest = NULL;
 
     kd_stream_off(l, c);
+    if (c->out.flushing && out_drain(l, c) != 0)
+        return -1;                    /* (what is held goes first) */
+
     /* the head marked as more to come: it shares a packet with the file's
      * first bytes */
     while (sent < hlen) {

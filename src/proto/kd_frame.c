@@ -29,6 +29,7 @@ void kd_frame_start(kd_frame *f, int framing, int64_t length, int reason, int mi
     f->ended = 0;
     f->body = 0;
     f->line[0] = '\0';
+    f->decode = f->bad = 0;
     if (mismatch)
         kd_frame_close(f, mismatch > 0 ? KD_CLOSE_TOO_LONG : KD_CLOSE_TOO_SHORT);
     f->mismatch = mismatch;
@@ -38,6 +39,36 @@ void kd_frame_close(kd_frame *f, int reason)
 {
     if (f->close == KD_KEEP)
         f->close = reason;
+}
+
+/* The app's encoding is malformed: nothing more goes out. */
+static void app_bad(kd_frame *f)
+{
+    f->bad = 1;
+    kd_frame_close(f, KD_CLOSE_APP_CHUNKS);
+}
+
+void kd_frame_decode(kd_frame *f)
+{
+    f->decode = 1;
+    kd_chunked_init(&f->dec);
+}
+
+int kd_frame_unchunk(kd_frame *f, char *buf, size_t len, int last, size_t *out)
+{
+    long used = 0;
+    *out = 0;
+    if (f->bad)
+        return -1;
+    /* (past the app's last chunk, any byte is one too many) */
+    if (len > 0)
+        used = f->dec.done ? -1 : kd_chunked_decode(&f->dec, buf, len, buf, out);
+    if (used < 0 || (size_t)used != len || (last && !f->dec.done)) {
+        *out = 0;
+        app_bad(f);
+        return -1;
+    }
+    return 0;
 }
 
 /* The chunk-size line for len bytes into f->line; its length. */
@@ -76,6 +107,12 @@ int kd_frame_body(kd_frame *f, const struct iovec *in, int n, int last,
     *body = 0;
     if (f->ended)
         return 0;
+    if (last && f->decode && !f->dec.done)
+        app_bad(f);                 /* the app's body ended inside its encoding */
+    if (f->bad) {
+        f->ended = last;
+        return 0;
+    }
     for (i = 0; i < n; i++)
         total += (int64_t)in[i].iov_len;
     if (f->framing == KD_FRAME_NONE) {
@@ -128,6 +165,8 @@ int64_t kd_frame_file(kd_frame *f, int64_t len, int last,
     pre->iov_len = post->iov_len = 0;
     if (len < 0)
         len = 0;
+    if (f->decode && len > 0)
+        app_bad(f);                 /* a file's bytes are not decoded here */
     /* framed as a piece whose bytes are the file's: what surrounds the
      * piece's place is the file's pre and post */
     piece.iov_base = NULL;
@@ -157,6 +196,7 @@ const char *kd_frame_close_text(int reason)
         "body longer than its Content-Length: cut, connection closed",
         "body shorter than its Content-Length: connection closed",
         "the client went away",
+        "the app's chunked encoding is malformed: cut, connection closed",
     };
     return reason >= 0 && reason < KD_CLOSE_REASONS ? text[reason] : "unknown";
 }

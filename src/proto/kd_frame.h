@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
+#include "kd_parser.h"          /* kd_chunked: an app's own chunks */
 
 /* How the end of the body is shown to the client (kd_head_build's). */
 enum {
@@ -38,6 +39,7 @@ enum {
     KD_CLOSE_TOO_LONG,              /* body longer than its Content-Length: cut */
     KD_CLOSE_TOO_SHORT,             /* body shorter than its Content-Length */
     KD_CLOSE_WRITE_FAILED,          /* the client went away, or the write timed out */
+    KD_CLOSE_APP_CHUNKS,            /* the app's own chunked encoding is malformed */
     KD_CLOSE_REASONS
 };
 
@@ -56,6 +58,9 @@ typedef struct {
     int ended;                      /* the end of the body was framed */
     int64_t body;                   /* body bytes framed so far, framing excluded */
     char line[KD_FRAME_LINE];       /* the chunk-size line of the last piece */
+    int decode;                     /* the app's bytes are chunks (kd_frame_decode) */
+    int bad;                        /* and they were malformed: nothing more goes out */
+    kd_chunked dec;
 } kd_frame;
 
 /* The reason, if any, a connection ends whatever its response: the
@@ -88,6 +93,21 @@ int kd_frame_body(kd_frame *f, const struct iovec *in, int n, int last,
  * to send. */
 int64_t kd_frame_file(kd_frame *f, int64_t len, int last,
                       struct iovec *pre, struct iovec *post);
+
+/* The app's body is its own chunked encoding (kd_head_out.app_chunked):
+ * each piece is decoded with kd_frame_unchunk before kd_frame_body frames
+ * it again. A malformed encoding, bytes after its last chunk, or a body
+ * ended before it is malformed (KD_CLOSE_APP_CHUNKS, f->bad): nothing
+ * more goes out, not even the end of the body, so the client sees a cut
+ * body and the connection closes; the app's bytes never pass through. A
+ * file's bytes cannot be decoded here: kd_frame_file marks them so. */
+void kd_frame_decode(kd_frame *f);
+
+/* Decodes buf[0..len) of the app's chunks in place; *out gets the body
+ * bytes now at the start of buf. With last, these are the body's last
+ * bytes: an encoding they do not end is malformed too. 0, or -1 when
+ * malformed (see kd_frame_decode; *out is then 0). */
+int kd_frame_unchunk(kd_frame *f, char *buf, size_t len, int last, size_t *out);
 
 /* Whether the connection may carry another request after this body. */
 static inline int kd_frame_keep(const kd_frame *f)

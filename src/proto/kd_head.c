@@ -66,7 +66,7 @@ const char *kd_head_error_text(int error)
     case KD_HEAD_BAD_VALUE: return "CR, LF or NUL in a header value";
     case KD_HEAD_BAD_LENGTH: return "bad Content-Length";
     case KD_HEAD_TWO_LENGTHS: return "two different Content-Length values";
-    case KD_HEAD_APP_TE: return "Transfer-Encoding from the app (the server frames the body)";
+    case KD_HEAD_APP_TE: return "Transfer-Encoding from the app other than chunked alone, or with a Content-Length";
     case KD_HEAD_NO_ROOM: return "response head too large";
     default: return "bad response head";
     }
@@ -91,6 +91,17 @@ static int64_t head_length(const char *v, size_t n)
         x = x * 10 + d;
     }
     return x;
+}
+
+/* Whether a Transfer-Encoding value is "chunked" alone, whitespace
+ * around it allowed. */
+static int head_is_chunked(const char *v, size_t n)
+{
+    while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+        n--;
+    while (n > 0 && (*v == ' ' || *v == '\t'))
+        v++, n--;
+    return kd_ci_eq(v, n, "chunked");
 }
 
 /* Whether a Connection value lists the token "close" (RFC 9112 9.6). */
@@ -145,6 +156,8 @@ int kd_head_build(const kd_head_in *in, char *buf, size_t cap, kd_head_out *out)
 {
     char *o = buf, *end = buf + cap;
     int status = in->status, ending = in->keepalive ? KD_KEEP : KD_CLOSE_CLIENT, has_date = 0;
+    int app_chunked = 0;
+    int64_t body_len = in->body_len;
     int64_t length = -1;
     const char *reason;
     size_t i;
@@ -204,8 +217,15 @@ int kd_head_build(const kd_head_in *in, char *buf, size_t cap, kd_head_out *out)
             }
             break;
         case 't':
-            if (kd_ci_eq(k, kl, "transfer-encoding"))
-                return head_fail(out, KD_HEAD_APP_TE);
+            if (kd_ci_eq(k, kl, "transfer-encoding")) {
+                /* the app's own chunks (Mojolicious, Plack's Chunked):
+                 * decoded and framed again (kd_frame_unchunk); any other
+                 * coding, or a second one, is not the server's to undo */
+                if (app_chunked || !head_is_chunked(v, vl))
+                    return head_fail(out, KD_HEAD_APP_TE);
+                app_chunked = 1;
+                continue;
+            }
             break;
         case 'k':
             if (kd_ci_eq(k, kl, "keep-alive"))
@@ -238,6 +258,13 @@ int kd_head_build(const kd_head_in *in, char *buf, size_t cap, kd_head_out *out)
         out->len = (size_t)(o - buf);
         return KD_HEAD_OK;
     }
+    if (app_chunked) {
+        /* both would be a request smuggler's answer (RFC 9112 6.3) */
+        if (length >= 0)
+            return head_fail(out, KD_HEAD_APP_TE);
+        body_len = -1;              /* the encoded size is not the body's */
+        out->app_chunked = 1;
+    }
     /* 1xx, 204 and 304 have no body (RFC 9110 6.4.1); 204 carries no
      * Content-Length (8.6), a 304 the one of the representation */
     out->no_body = in->is_head || status == 204 || status == 304;
@@ -247,13 +274,13 @@ int kd_head_build(const kd_head_in *in, char *buf, size_t cap, kd_head_out *out)
     } else if (status == 304) {
         if (length >= 0)
             o = head_put_length(o, length);
-    } else if (length >= 0 || in->body_len >= 0) {
+    } else if (length >= 0 || body_len >= 0) {
         if (length < 0)
-            length = in->body_len;
-        else if (in->body_len >= 0 && in->body_len != length && !in->is_head) {
+            length = body_len;
+        else if (body_len >= 0 && body_len != length && !in->is_head) {
             /* cut at the length, or short: either way the connection
              * cannot carry another response after it */
-            out->mismatch = in->body_len > length ? 1 : -1;
+            out->mismatch = body_len > length ? 1 : -1;
             if (ending == KD_KEEP)
                 ending = out->mismatch > 0 ? KD_CLOSE_TOO_LONG : KD_CLOSE_TOO_SHORT;
         }

@@ -32,7 +32,8 @@ enum {
     KD_HEAD_BAD_VALUE,              /* CR, LF or NUL in a value */
     KD_HEAD_BAD_LENGTH,             /* Content-Length not 1*DIGIT, or too big */
     KD_HEAD_TWO_LENGTHS,            /* Content-Length twice, different values */
-    KD_HEAD_APP_TE,                 /* Transfer-Encoding from the app */
+    KD_HEAD_APP_TE,                 /* Transfer-Encoding from the app: not "chunked"
+                                     * alone, or with a Content-Length */
     KD_HEAD_NO_ROOM                 /* cap smaller than kd_head_bound's */
 };
 
@@ -56,6 +57,9 @@ typedef struct {
     int close;                      /* KD_KEEP, or why not (KD_CLOSE_*) */
     int no_body;                    /* send no body bytes at all */
     int mismatch;                   /* known body: 1 longer than length, -1 shorter */
+    int app_chunked;                /* the app said Transfer-Encoding: chunked: its
+                                     * body is chunks, decoded before the framing
+                                     * (kd_frame_decode) */
     size_t len;                     /* bytes of head written */
 } kd_head_out;
 

@@ -8,7 +8,11 @@
  * it as the client reads, intact, and only then parses the request
  * pipelined behind it; a HEAD sends the head alone; a client that stops
  * reading is closed at the write timeout, and the loop's descriptor on the
- * file with it.
+ * file with it. Then a streamed response (kd_write_more) to a client that
+ * does not read yet: every piece returns at once, held in memory up to
+ * write_buffer and in a temporary file past it, after what is held
+ * already; the loop sends the rest after kd_conn_finish, all in order,
+ * and nothing is held after.
  */
 #include "../../src/kd_engine.c"
 
@@ -61,6 +65,61 @@ static int run_loop(kd_loop *l, kd_conn **c, int client, char *got, size_t *got_
             return 1;
     }
     return 0;
+}
+
+/* A streamed response of `pieces` pieces of 10000 bytes to a new client
+ * that reads only once the response is finished. */
+static void streamed(kd_loop *l, int lfd, struct sockaddr_in *a)
+{
+    enum { PIECE = 10000, PIECES = 300 };
+    static char piece[PIECE], got[PIECES * PIECE + 1000];
+    const char *req = "GET /stream HTTP/1.1\r\nHost: x\r\n\r\n";
+    int client = socket(AF_INET, SOCK_STREAM, 0), all_at_once = 1, in_order = 1, i;
+    size_t got_len = 0, memory_seen = 0;
+    kd_conn *c = NULL;
+    double t0;
+
+    small_buffers(client);
+    if (connect(client, (struct sockaddr *)a, sizeof *a) != 0 ||
+        write(client, req, strlen(req)) != (ssize_t)strlen(req)) {
+        printf("Bail out! client\n");
+        exit(1);
+    }
+    (void)lfd;
+    ok(run_loop(l, &c, client, NULL, NULL, 0, 5) == 1, "a request for a streamed response");
+    small_buffers(c->fd);
+    l->write_buffer = 65536;
+    l->write_timeout = 30;
+    t0 = kd_now();
+    for (i = 0; i < PIECES; i++) {
+        struct iovec v = { piece, PIECE };
+        memset(piece, 'a' + i % 26, PIECE);
+        if (kd_write_more(l, c, &v, 1) != 0)
+            all_at_once = 0;
+        if (c->out.fd < 0 && c->out.len > memory_seen)
+            memory_seen = c->out.len;
+    }
+    ok(all_at_once && kd_now() - t0 < 5, "%d pieces written while the client does not read", PIECES);
+    ok(memory_seen > 0 && memory_seen <= l->write_buffer, "held in memory up to write_buffer (%zu bytes)", memory_seen);
+    ok(c->out.flushing && c->out.fd >= 0 && c->out.spooled > 0 && l->spool_total == c->out.spooled,
+       "then in a temporary file (%zu bytes)", c->out.spooled);
+    kd_conn_finish(l, c, 0);
+    t0 = kd_now();
+    while (got_len < sizeof got && kd_now() - t0 < 30) {
+        ssize_t n = recv(client, got + got_len, sizeof got - got_len, MSG_DONTWAIT);
+        if (n > 0)
+            got_len += (size_t)n;
+        else if (n == 0)
+            break;
+        kd_loop_next(l, 5, &c);
+    }
+    ok(got_len == (size_t)PIECES * PIECE, "the client has every byte (%zu), then the close", got_len);
+    for (i = 0; i < PIECES && (size_t)(i + 1) * PIECE <= got_len; i++)
+        if (got[(size_t)i * PIECE] != 'a' + i % 26 || got[(size_t)i * PIECE + PIECE - 1] != 'a' + i % 26)
+            in_order = 0;
+    ok(in_order, "in order");
+    ok(l->out_total == 0 && l->spool_total == 0 && l->nopen == 0, "nothing held, the connection closed");
+    close(client);
 }
 
 int main(void)
@@ -144,8 +203,10 @@ int main(void)
     ok(l->nopen == 0, "closed at the write timeout");
     ok(fcntl(fd_seen, F_GETFD) == -1 && errno == EBADF, "the loop's descriptor on the file is closed");
     ok(l->out_total == 0 && l->spool_total == 0, "nothing held");
-
     close(client);
+
+    streamed(l, lfd, &a);
+
     kd_loop_free(l);
     close(lfd);
     free(got);

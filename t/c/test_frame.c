@@ -7,8 +7,9 @@
  * as a list of calls (each a few pieces, the last call ending the body,
  * or a file's length); the wire bytes of every call are put together and
  * compared whole, with the body bytes counted, the reason the connection
- * ends and the mismatch. Then the table of kd_frame_close_before, and
- * every reason's text.
+ * ends and the mismatch. Then an app's own chunks (kd_frame_decode),
+ * each call's bytes decoded and framed again, the last call ending the
+ * body; the table of kd_frame_close_before, and every reason's text.
  */
 #include "../../src/kd_engine.c"
 
@@ -198,6 +199,78 @@ static void run_case(const frame_case *t)
     tap("%s", t->name);
 }
 
+/* an app's own chunked body: calls of its encoded bytes, NULL ends, the
+ * last call ending the body */
+typedef struct {
+    const char *name;
+    int framing;                    /* KD_FRAME_CHUNKED or KD_FRAME_CLOSE */
+    const char *calls[MAX_CALLS];
+    const char *wire;
+    int out_close, bad;
+} app_case;
+
+static const app_case app_cases[] = {
+    { "app chunks: decoded, framed again", KD_FRAME_CHUNKED,
+      { "5\r\nhello\r\n0\r\n\r\n" }, "5\r\nhello\r\n0\r\n\r\n", KD_KEEP, 0 },
+    { "app chunks split anywhere: each call's bytes one chunk", KD_FRAME_CHUNKED,
+      { "5\r\nhe", "llo\r\n3", "\r\nabc\r\n0\r", "\n\r\n" },
+      "2\r\nhe\r\n3\r\nllo\r\n3\r\nabc\r\n0\r\n\r\n", KD_KEEP, 0 },
+    { "app chunks: their trailers and extensions dropped", KD_FRAME_CHUNKED,
+      { "1;x=y\r\nz\r\n0\r\nX-Trailer: 1\r\n\r\n" }, "1\r\nz\r\n0\r\n\r\n", KD_KEEP, 0 },
+    { "app chunks over HTTP/1.0: the bytes alone", KD_FRAME_CLOSE,
+      { "3\r\nabc\r\n", "2\r\nde\r\n0\r\n\r\n" }, "abcde", KD_CLOSE_UNFRAMED, 0 },
+    { "app chunks: an empty body", KD_FRAME_CHUNKED,
+      { "0\r\n\r\n" }, "0\r\n\r\n", KD_KEEP, 0 },
+    { "malformed size: nothing more, no last chunk", KD_FRAME_CHUNKED,
+      { "1\r\na\r\n", "zz\r\n", "0\r\n\r\n" }, "1\r\na\r\n", KD_CLOSE_APP_CHUNKS, 1 },
+    { "no CRLF after a chunk's data", KD_FRAME_CHUNKED,
+      { "1\r\nab\r\n0\r\n\r\n" }, "", KD_CLOSE_APP_CHUNKS, 1 },
+    { "bytes after the app's last chunk", KD_FRAME_CHUNKED,
+      { "1\r\na\r\n0\r\n\r\n", "more" }, "1\r\na\r\n", KD_CLOSE_APP_CHUNKS, 1 },
+    { "bytes after the last chunk in the same call", KD_FRAME_CHUNKED,
+      { "0\r\n\r\nGET / HTTP/1.1\r\n\r\n" }, "", KD_CLOSE_APP_CHUNKS, 1 },
+    { "the body ends inside a chunk: no last chunk", KD_FRAME_CHUNKED,
+      { "3\r\nab", "" }, "2\r\nab\r\n", KD_CLOSE_APP_CHUNKS, 1 },
+    { "the body ends before the last chunk: no last chunk", KD_FRAME_CHUNKED,
+      { "1\r\na\r\n", "" }, "1\r\na\r\n", KD_CLOSE_APP_CHUNKS, 1 },
+    { "HTTP/1.0, malformed: what was good, then the close", KD_FRAME_CLOSE,
+      { "2\r\nok\r\n", "-1\r\n" }, "ok", KD_CLOSE_UNFRAMED, 1 },
+};
+
+static void run_app_case(const app_case *t)
+{
+    kd_frame f;
+    char wire[4096], buf[256];
+    size_t wlen = 0;
+    int i, j;
+
+    kd_frame_start(&f, t->framing, -1, t->framing == KD_FRAME_CLOSE ? KD_CLOSE_UNFRAMED : KD_KEEP, 0);
+    kd_frame_decode(&f);
+    for (i = 0; i < MAX_CALLS && t->calls[i]; i++) {
+        int last = i + 1 == MAX_CALLS || !t->calls[i + 1], k;
+        size_t len = strlen(t->calls[i]), dlen;
+        struct iovec piece, out[1 + KD_FRAME_EXTRA_IOV];
+        int64_t got;
+        memcpy(buf, t->calls[i], len);
+        kd_frame_unchunk(&f, buf, len, last, &dlen);
+        piece.iov_base = buf;
+        piece.iov_len = dlen;
+        k = kd_frame_body(&f, &piece, 1, last, out, &got);
+        for (j = 0; j < k; j++)
+            put(wire, &wlen, out[j].iov_base, out[j].iov_len);
+    }
+    if (wlen != strlen(t->wire) || memcmp(wire, t->wire, wlen) != 0)
+        diag("wire: got \"%s\"\n      want \"%s\"", esc(wire, wlen < 4096 ? wlen : 4096), esc(t->wire, strlen(t->wire)));
+    if (f.close != t->out_close)
+        diag("close: got %d (%s), want %d (%s)", f.close, kd_frame_close_text(f.close), t->out_close,
+             kd_frame_close_text(t->out_close));
+    if (f.bad != t->bad)
+        diag("bad: got %d, want %d", f.bad, t->bad);
+    if (!f.ended)
+        diag("not ended");
+    tap("%s", t->name);
+}
+
 typedef struct {
     int wished, at_max, draining, unread;
     int want;
@@ -221,6 +294,19 @@ int main(void)
 
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i]);
+    for (i = 0; i < sizeof app_cases / sizeof app_cases[0]; i++)
+        run_app_case(&app_cases[i]);
+    {
+        /* a file's bytes cannot be decoded: marked malformed, nothing sent */
+        kd_frame f;
+        struct iovec pre, post;
+        int64_t n;
+        kd_frame_start(&f, KD_FRAME_CHUNKED, -1, KD_KEEP, 0);
+        kd_frame_decode(&f);
+        n = kd_frame_file(&f, 10, 1, &pre, &post);
+        ok(n == 0 && pre.iov_len == 0 && post.iov_len == 0 && f.bad && f.close == KD_CLOSE_APP_CHUNKS,
+           "app chunks: a file body is not decoded, nothing sent");
+    }
 
     for (i = 0; i < sizeof befores / sizeof befores[0]; i++) {
         const before_case *b = &befores[i];

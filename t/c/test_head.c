@@ -123,7 +123,21 @@ static const hcase cases[] = {
     {"Content-Length of 20 digits: 500", 200, F("Content-Length", "99999999999999999999"), 3, H11, GET, KA,
      KD_HEAD_BAD_LENGTH, 0, 0, 0, 0, 0, NULL},
     /* Transfer-Encoding and hop-by-hop fields from the app */
-    {"Transfer-Encoding from the app: 500", 200, F("Transfer-Encoding", "chunked"), -1, H11, GET, KA,
+    {"the app's own chunks: framed again, chunked", 200, F(CT, "Transfer-Encoding", "chunked"), 20, H11, GET, KA,
+     E, C, 0, 1, 0, 0, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n" D "\r\n"},
+    {"the app's own chunks, any case and spaces around", 200, F("transfer-encoding", " Chunked\t"), -1, H11, GET, KA,
+     E, C, 0, 1, 0, 0, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n" D "\r\n"},
+    {"the app's own chunks, HTTP/1.0: the close ends them", 200, F("Transfer-Encoding", "chunked"), 20, H10, GET, KA,
+     E, X, 0, 0, 0, 0, "HTTP/1.1 200 OK\r\n" D "Connection: close\r\n\r\n"},
+    {"the app's own chunks, HEAD: no body", 200, F("Transfer-Encoding", "chunked"), 20, H11, HEAD, KA,
+     E, N, 0, 1, 1, 0, "HTTP/1.1 200 OK\r\n" D "\r\n"},
+    {"Transfer-Encoding: chunked twice: 500", 200, F("Transfer-Encoding", "chunked", "Transfer-Encoding", "chunked"), -1, H11, GET, KA,
+     KD_HEAD_APP_TE, 0, 0, 0, 0, 0, NULL},
+    {"Transfer-Encoding: gzip, chunked: 500", 200, F("Transfer-Encoding", "gzip, chunked"), -1, H11, GET, KA,
+     KD_HEAD_APP_TE, 0, 0, 0, 0, 0, NULL},
+    {"Transfer-Encoding: chunked, then Content-Length: 500", 200, F("Transfer-Encoding", "chunked", "Content-Length", "3"), 3, H11, GET, KA,
+     KD_HEAD_APP_TE, 0, 0, 0, 0, 0, NULL},
+    {"Content-Length, then Transfer-Encoding: chunked: 500", 200, F("Content-Length", "3", "Transfer-Encoding", "chunked"), 3, H11, GET, KA,
      KD_HEAD_APP_TE, 0, 0, 0, 0, 0, NULL},
     {"Transfer-Encoding with Content-Length: 500", 200, F("Content-Length", "3", "transfer-encoding", "identity"), 3, H11, GET, KA,
      KD_HEAD_APP_TE, 0, 0, 0, 0, 0, NULL},
@@ -225,6 +239,14 @@ static void run_case(const hcase *t)
             diag("no_body %d, want %d", out.no_body, t->no_body);
         if (out.mismatch != t->mismatch)
             diag("mismatch %d, want %d", out.mismatch, t->mismatch);
+        {
+            /* an app's Transfer-Encoding that is accepted is its own chunks */
+            int te = 0;
+            for (size_t k = 0; t->fields[2 * k]; k++)
+                te |= kd_ci_eq(t->fields[2 * k], strlen(t->fields[2 * k]), "transfer-encoding");
+            if (out.app_chunked != te)
+                diag("app_chunked %d, want %d", out.app_chunked, te);
+        }
         if (out.len != strlen(t->head) || memcmp(buf, t->head, out.len) != 0)
             diag("head  \"%s\"\nwant \"%s\"", esc(buf, out.len), esc(t->head, strlen(t->head)));
     }

@@ -141,7 +141,9 @@ CGI
     put('silent.cgi', "sleep 60;\n");
     put('started.cgi', "\$| = 1; print qq{Content-Type: text/plain\\n\\nstarted\\n}; sleep 60; print qq{never\\n};\n");
     put('stubborn.cgi', "for (1 .. 2) { eval { sleep 60 } } print qq{Content-Type: text/plain\\n\\nnever\\n};\n");
-    for (['silent.cgi', 504, "Gateway Timeout\n"], ['started.cgi', 200, "started\n"], ['stubborn.cgi', 0, undef]) {
+    # (the stubborn one catches the die: its worker is ended, its 504 the
+    # worker's last words)
+    for (['silent.cgi', 504, "Gateway Timeout\n"], ['started.cgi', 200, "started\n"], ['stubborn.cgi', 504, undef]) {
         my ($script, $status, $body) = @$_;
         my $t0 = time;
         my $r = get($script);

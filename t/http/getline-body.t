@@ -1,6 +1,7 @@
 # A body that is an object with getline and close (IO::Handle-like, not a
-# real file), streamed by the worker, as it is with --write-buffer 0 (else
-# it is read ahead: t/http/getline-read-ahead.t), is sent line by line:
+# real file), here with --write-buffer 0 (the worker writes it all itself;
+# else what a slow client does not take is held for the event loop:
+# t/http/getline-streamed.t), is sent line by line:
 # chunked over HTTP/1.1 without a Content-Length, as is with one; close()
 # is called before the response ends; the connection goes on. A real pipe
 # handle (not a plain file) goes the same way.

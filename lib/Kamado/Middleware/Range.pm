@@ -79,6 +79,16 @@ sub getline {
 
 sub close { close $_[0]{fh} }
 
+# (FH, OFFSET, LENGTH) when the handle is a real file: the server sends
+# that part of it with sendfile(2), from its event loop for a slow client;
+# () when it is not.
+sub file_range {
+    my ($self) = @_;
+    my $fh = $self->{fh};
+    return () unless Plack::Util::is_real_fh($fh) && -f $fh;
+    return ($fh, tell $fh, $self->{left});
+}
+
 1;
 __END__
 

@@ -15,8 +15,9 @@ use constant REQUEST_GRACE => 2;
 use constant TIMEOUT_ERROR => "Kamado: request timeout\n";
 
 # --request-timeout: the soft stop (USR2, a die in the app) at the
-# timeout, the kernel's kill (VTALRM, default action) REQUEST_GRACE seconds
-# later for an app that swallowed the die or is stuck in C. The clock runs
+# timeout, the kill (VTALRM: the loop's last words, a 504 among them, then
+# its default action) REQUEST_GRACE seconds later for an app that
+# swallowed the die or is stuck in C. The clock runs
 # from the app's call to the end of the request (response and cleanup
 # handlers), when the server's run() stops it; an app interrupted before
 # it returned answers 504.
@@ -93,9 +94,11 @@ Kamado::Server::Limits - a worker's request timeout and memory limit
 Functions over a L<Kamado::Server>. C<timed_app> wraps the app so that
 each call starts the clock of B<--request-timeout>: at the timeout the
 kernel sends USR2, whose handler (C<soft_stop>) logs the request and dies
-in whatever Perl code runs, and two seconds later VTALRM, whose default
-action kills the worker (an app that swallowed the die, or one stuck in
-C). An app interrupted before it returned gets a 504. C<disarm> stops
+in whatever Perl code runs, and two seconds later VTALRM, which ends the
+worker (an app that swallowed the die, or one stuck in C) after the event
+loop's last words (C<last_words> in L<Kamado::Loop>: the request's 504,
+the other connections finished). An app interrupted before it returned
+gets a 504. C<disarm> stops
 the clock once the request is done (response and cleanup handlers).
 
 C<over_rss> checks B<--max-rss> after a request (like

@@ -4,7 +4,6 @@ use strict;
 use warnings;
 
 use Kamado ();
-use Kamado::BodyReader;
 use Kamado::Server::Errors;
 use Kamado::Server::Limits;
 use Kamado::Writer;
@@ -16,9 +15,8 @@ use Scalar::Util ();
 # in one call to the event loop (bodies that are handles or objects,
 # delayed and streamed responses), and whatever of them is invalid.
 
-# a body object is read ahead up to --write-buffer bytes in memory, and up
-# to this many times that in a temporary file
-use constant READ_AHEAD_FILES => 8;
+# bytes read from a pipe body at a time
+use constant READ_SIZE => 65536;
 
 # Sends a [status, headers, body] response.
 sub respond {
@@ -37,48 +35,108 @@ sub respond {
     if (Plack::Util::is_real_fh($body) && -f $body) {
         return _respond_file($self, $fd, $env, $status, $headers, $body);
     }
-    # read ahead, so the event loop can send it for a slow client; a body
-    # larger than that is streamed by the worker from where it got to
-    my $ahead = $self->{write_buffer} && eval {
-        Kamado::BodyReader->read_ahead($body, $self->{write_buffer}, READ_AHEAD_FILES * $self->{write_buffer});
+    if (Scalar::Util::blessed($body) && $body->can('file_range') && (my @range = $body->file_range)) {
+        return _respond_file($self, $fd, $env, $status, $headers, @range);
+    }
+    return _respond_stream($self, $fd, $env, $status, $headers, $body);
+}
+
+# A body that is a handle on a pipe or a socket, or an object with
+# getline: what it has produced goes out at once, framed (chunked when
+# there is no length), and what the client does not take at once is the
+# event loop's to send (write_body), so the worker never waits on the
+# client, only on the body. A pipe that has all of its bytes at once (up
+# to --write-buffer) goes out whole, with its length.
+sub _respond_stream {
+    my ($self, $fd, $env, $status, $headers, $body) = @_;
+    my $loop = $self->{loop};
+    my $pipe = _is_descriptor($body);
+    # (the first piece is taken before the head: a body that dies at
+    # once gets a 500, an empty one a Content-Length: 0)
+    my ($ended, @start);
+    my $got = eval {
+        if ($pipe) {
+            ($ended, @start) = _available($body, $self->{write_buffer}, 1);
+        } else {
+            my $first = $body->getline;
+            defined $first ? push(@start, $first) : ($ended = 1);
+        }
+        1;
     };
-    if ($self->{write_buffer} && !$ahead) {
+    if (!$got) {
         Kamado::Server::Errors::log_error($env, "body died: $@");
-        $body->close if $body->can('close');
+        $body->close if $pipe || $body->can('close');
         return Kamado::Server::Errors::server_error($self, $fd);
     }
-    if ($ahead && !$ahead->{more}) {
-        $body->close if $body->can('close');
-        my $ok = $ahead->{file}
-            ? $loop->write_file_response($fd, $status, $headers, fileno $ahead->{file}, 0, $ahead->{length})
-            : $loop->write_response($fd, $status, $headers, $ahead->{chunks});
+    if ($ended) {
+        $body->close if $pipe || $body->can('close');
+        my $ok = $loop->write_response($fd, $status, $headers, \@start);
         Kamado::Server::Errors::framing_error($self, $fd, $env, $ok)
             if defined $ok && (!$ok || $ok == Kamado::Loop::BODY_MISMATCH);
-        close $ahead->{file} if $ahead->{file};
         return;
     }
     my $ok = $loop->write_head($fd, $status, $headers);
     if (!$ok) {
         Kamado::Server::Errors::invalid_response($self, $fd, $env, $loop->framing_error) if defined $ok;
         $loop->close_conn($fd) if !defined $ok;
-        $body->close if $body->can('close');
+        $body->close if $pipe || $body->can('close');
         return;
     }
     my $sent = eval {
-        my @start = !$ahead ? () : $ahead->{chunks} ? $ahead->{chunks}->@* : _file_chunks($ahead->{file});
-        for my $chunk (@start) {
-            $loop->write_body($fd, $chunk) or return 1;
-        }
-        while (defined(my $chunk = $body->getline)) {
-            my $ok = $loop->write_body($fd, $chunk);
-            die "Wide character in a PSGI response body\n" if defined $ok && !$ok;
-            last if !$ok;
+        my $more = 1;
+        while ($more) {
+            for my $chunk (@start) {
+                my $ok = $loop->write_body($fd, $chunk);
+                die "Wide character in a PSGI response body\n" if defined $ok && !$ok;
+                return 1 if !$ok;    # the client went away
+            }
+            if ($pipe) {
+                ($more, @start) = _available($body, $self->{write_buffer}, 1);
+                $more = !$more;
+            } else {
+                my $chunk = $body->getline;
+                ($more, @start) = defined $chunk ? (1, $chunk) : (0);
+            }
         }
         1;
     };
     Kamado::Server::Errors::log_error($env, "body died: $@") if !$sent;
-    $body->close if $body->can('close');
+    $body->close if $pipe || $body->can('close');
     $sent ? _end($self, $fd, $env) : $loop->close_conn($fd);
+}
+
+# A handle on a descriptor of its own (a pipe, a socket; not tied, not in
+# memory): read with sysread, so what it has is taken without waiting.
+sub _is_descriptor {
+    my ($fh) = @_;
+    return 0 unless (Scalar::Util::reftype($fh) // '') eq 'GLOB' && !tied *$fh;
+    my $n = fileno $fh;
+    return defined $n && $n >= 0;
+}
+
+# What a pipe or socket has now: (ENDED, PIECES), up to about LIMIT bytes
+# without waiting; with WAIT, waits for the first bytes (or the end).
+sub _available {
+    my ($fh, $limit, $wait) = @_;
+    $limit = READ_SIZE if $limit < READ_SIZE;
+    my ($size, @got) = (0);
+    $fh->blocking(0);
+    while ($size < $limit) {
+        my $n = sysread $fh, my $buf, READ_SIZE;
+        if ($n) {
+            push @got, $buf;
+            $size += $n;
+        } elsif (defined $n) {
+            return (1, @got);
+        } elsif ($!{EAGAIN} || $!{EWOULDBLOCK}) {
+            last if @got || !$wait;
+            vec(my $in = '', fileno $fh, 1) = 1;
+            select $in, undef, undef, undef;
+        } elsif (!$!{EINTR}) {
+            die "Can't read the response body: $!\n";
+        }
+    }
+    return (0, @got);
 }
 
 # Ends a streamed body, and logs a body that did not match its
@@ -90,16 +148,6 @@ sub _end {
         if $ended && $ended == Kamado::Loop::BODY_MISMATCH;
 }
 
-# What read_ahead put in its temporary file, in pieces.
-sub _file_chunks {
-    my ($fh) = @_;
-    my @chunks;
-    sysseek $fh, 0, 0;
-    while (sysread $fh, my $buf, 1 << 20) { push @chunks, $buf }
-    close $fh;
-    return @chunks;
-}
-
 # An array of strings, a filehandle, or an object with getline.
 sub _is_body {
     my ($body) = @_;
@@ -108,12 +156,13 @@ sub _is_body {
 }
 
 # A body that is a real file goes out with sendfile(2), from its current
-# position to its end; what a slow client does not take at once, the event
-# loop sends, from a descriptor of its own, while the worker goes on.
+# position to its end (or LENGTH bytes from OFFSET: a body's file_range);
+# what a slow client does not take at once, the event loop sends, from a
+# descriptor of its own, while the worker goes on.
 sub _respond_file {
-    my ($self, $fd, $env, $status, $headers, $fh) = @_;
-    my $offset = sysseek($fh, 0, 1) || 0;
-    my $length = (-s $fh) - $offset;
+    my ($self, $fd, $env, $status, $headers, $fh, $offset, $length) = @_;
+    $offset //= sysseek($fh, 0, 1) || 0;
+    $length //= (-s $fh) - $offset;
     $length = 0 if $length < 0;    # a handle seeked past the end: an empty body
     my $ok = $self->{loop}->write_file_response($fd, $status, $headers, fileno $fh, $offset, $length);
     Kamado::Server::Errors::framing_error($self, $fd, $env, $ok)
@@ -192,11 +241,14 @@ Kamado::Server::Response - sends an app's response that is not a plain array
 Functions over a L<Kamado::Server>, for the request on connection C<$fd>.
 C<respond> checks a C<[status, headers, body]> response (an invalid one
 gets a 500, see L<Kamado::Server::Errors>) and sends it: an array body
-in one call to the event loop; a real file with sendfile(2); a handle or
-an object with C<getline> read ahead (L<Kamado::BodyReader>) up to
-B<--write-buffer> bytes in memory or eight times that in a temporary
-file, so the event loop can send it to a slow client, and streamed by the
-worker past that.
+in one call to the event loop; a real file with sendfile(2), and so the
+part of one that a body's C<file_range> names (L<Kamado::Middleware::Range>);
+a handle on a pipe or socket, or an object with C<getline>, as it
+produces: what a pipe has at once (C<sysread>), or each C<getline>, goes
+out framed at once (chunked without a length; a pipe whose whole output
+is there at once goes out with its length). What a slow client does not
+take, the event loop holds and sends (see C<write_body> in
+L<Kamado::Loop>): the worker waits on the body, never on the client.
 
 C<respond_delayed> runs a delayed response: the responder takes a
 complete response or C<[status, headers]>, then returns a
