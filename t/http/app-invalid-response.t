@@ -41,7 +41,7 @@ sub ask {
     syswrite $c, "GET $path HTTP/1.1\r\nHost: x\r\n\r\n";
     # read what comes: a well-behaved server answers at once
     my $buf = '';
-    my $deadline = time + 3;
+    my $deadline = time + 15;
     vec(my $rin = '', fileno $c, 1) = 1;
     until (parse_response($buf) || time > $deadline) {
         select(my $r = $rin, undef, undef, 0.5) or next;
