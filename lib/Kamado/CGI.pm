@@ -12,6 +12,7 @@ use Kamado::CGI::Mode;
 use Kamado::CGI::ModeFile;
 use Kamado::CGI::Source;
 use Kamado::CGI::Static;
+use Kamado::ErrorResponse qw(error_response);
 use Kamado::Log;
 
 # A directory of CGI scripts as a PSGI application: URLs are mapped to
@@ -79,7 +80,7 @@ sub to_app {
 sub call {
     my ($self, $env) = @_;
     # an encoded slash never names a file (Apache's AllowEncodedSlashes Off)
-    return _error(404) if index($env->{REQUEST_URI} // '', '%') >= 0 && $env->{REQUEST_URI} =~ m{\A[^?]*%2[fF]};
+    return error_response(404) if index($env->{REQUEST_URI} // '', '%') >= 0 && $env->{REQUEST_URI} =~ m{\A[^?]*%2[fF]};
     my $hit = $self->{cache}{ ($env->{SCRIPT_NAME} // '') . "\0" . ($env->{PATH_INFO} // '') }
         // return $self->_map_request($env);
     return $self->_map_request($env)
@@ -107,10 +108,12 @@ sub _map_request {
         # slashes in a row are one (//NAME/ would be another host's URL)
         (my $uri = ($env->{SCRIPT_NAME} // '') . $path . '/') =~ s{/{2,}}{/}g;
         $uri .= "?$env->{QUERY_STRING}" if length($env->{QUERY_STRING} // '');
-        return [301, ['Location' => $uri, 'Content-Type' => 'text/plain'], ["Moved Permanently\n"]];
+        my $res = error_response(301);
+        push $res->[1]->@*, Location => $uri;
+        return $res;
     }
     Kamado::Log->error($r->{log}) if defined $r->{log};
-    return _error($r->{status});
+    return error_response($r->{status});
 }
 
 # entry(ENV) -> what the requests to the script ENV's path maps to share
@@ -199,7 +202,7 @@ sub _run {
     my ($self, $env, $entry) = @_;
     if ($entry->{error}) {
         Kamado::Log->error($entry->{error});
-        return [500, ['Content-Type' => 'text/plain'], ["Internal Server Error\n"]];
+        return error_response(500);
     }
     $env->{'kamado.cgi_mode'} = $entry->{args}{mode};
     Kamado::DBI::begin_request() if $self->{dbi} && $INC{'Kamado/DBI.pm'};
@@ -248,14 +251,9 @@ sub _internal_redirect {
         delete @new{qw(CONTENT_LENGTH CONTENT_TYPE)};
         return $self->call(\%new);
     }
-    return [302, ['Location' => $location, 'Content-Type' => 'text/plain'], ["Found\n"]];
-}
-
-my %REASON = (403 => 'Forbidden', 404 => 'Not Found', 500 => 'Internal Server Error');
-
-sub _error {
-    my ($status) = @_;
-    return [$status, ['Content-Type' => 'text/plain'], ["$REASON{$status}\n"]];
+    my $res = error_response(302);
+    push $res->[1]->@*, Location => $location;
+    return $res;
 }
 
 1;

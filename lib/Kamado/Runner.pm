@@ -8,6 +8,7 @@ use Kamado::Options;
 use Kamado::AccessLog;
 use Kamado::CGI ();
 use Kamado::ErrorLog;
+use Kamado::ErrorResponse qw(error_response);
 use Kamado::Hooks;
 use Kamado::Log;
 use Kamado::Keeper;
@@ -158,7 +159,7 @@ sub mount {
             @$env{qw(PATH_INFO SCRIPT_NAME)} = ($path_info, $script_name);
             return $res;
         }
-        return [404, ['Content-Type' => 'text/plain'], ['Not Found']];
+        return error_response(404);
     };
 }
 

@@ -43,7 +43,7 @@ for my $path (@paths) {
         my $left = $deadline - Time::HiRes::time();
         my $res = read_response($c, timeout => $left > 0.2 ? $left : 0.2);
         like $res && $res->{head}, qr{\AHTTP/1\.1 500 Internal Server Error\r\n}, 'status 500';
-        is $res && $res->{body}, 'Internal Server Error', 'the generic body';
+        is $res && $res->{body}, "Internal Server Error\n", 'the generic body';
         unlike $res && $res->{head}, qr/Injected|X-Bad/, 'nothing of the bad response';
         like $server->log, qr{^${PREFIX}GET \Q$path\E\?q=1 HTTP/1\.1: }m, 'a log line with the request line';
         if ($res) {

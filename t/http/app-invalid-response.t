@@ -58,7 +58,7 @@ for my $path (qw(/string /undef /lf-value /crlf-value /name-space /name-colon /s
         $c = $server->connect unless $c->connected;
         my $res = ask($c, "$path?q=1");
         is $res->{status_line}, 'HTTP/1.1 500 Internal Server Error', 'status 500';
-        is $res->{body}, 'Internal Server Error', 'the generic body';
+        is $res->{body}, "Internal Server Error\n", 'the generic body';
         unlike $res->{head}, qr/Injected|X-Bad|X Bad/, 'nothing of the bad response';
         like $server->log, qr{^${PREFIX}GET \Q$path\E\?q=1 HTTP/1\.1: }m, 'a log line with the request line';
         my $next = ask($c, '/ok');

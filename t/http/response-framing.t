@@ -61,7 +61,7 @@ sub {
 APP
 
 # [path, status, body, kept alive, log (a regex) or undef, extra check]
-my $ISE = 'Internal Server Error';
+my $ISE = "Internal Server Error\n";
 my @rows = (
     ['/cl-match',      200, 'ok', 1, undef],
     ['/cl-longer',     200, 'ok', 0, qr/body longer than its Content-Length: cut/],
