@@ -44,6 +44,19 @@ CODE:
         hv_ksplit((HV *)SvRV(*t), 40);
         ifds[i] = (int)SvIV(*av_fetch(fds, i, 0));
     }
+    /* every limit is given (Kamado::Loop->settings fills in the options'
+     * defaults): the loop has none of its own */
+    {
+        static const char *const limits[] = {"keepalive_timeout", "header_timeout", "read_timeout",
+            "write_timeout", "max_keepalive_reqs", "max_connections", "max_request_body", "min_body_rate",
+            "write_buffer", "expect_to_app", NULL};
+        int k;
+        for (k = 0; limits[k]; k++) {
+            v = hv_fetch(settings, limits[k], (I32)strlen(limits[k]), 0);
+            if (!v || !SvOK(*v))
+                croak("Kamado::Loop->new: no %s setting", limits[k]);
+        }
+    }
     Newxz(RETVAL, 1, kd_xs);
     RETVAL->loop = kd_loop_new(ifds, (int)n);
     if (!RETVAL->loop) {
@@ -56,7 +69,7 @@ CODE:
     RETVAL->env_key_cap = 256;
     Newx(RETVAL->env_key, RETVAL->env_key_cap, char);
 #define SETTING(name, field, conv) \
-    if ((v = hv_fetchs(settings, name, 0)) && SvOK(*v)) RETVAL->loop->field = conv(*v)
+    v = hv_fetchs(settings, name, 0); RETVAL->loop->field = conv(*v)
     SETTING("keepalive_timeout", keepalive_timeout, SvNV);
     SETTING("header_timeout", header_timeout, SvNV);
     SETTING("read_timeout", read_timeout, SvNV);

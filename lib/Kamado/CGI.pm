@@ -14,6 +14,7 @@ use Kamado::CGI::Source;
 use Kamado::CGI::Static;
 use Kamado::ErrorResponse qw(error_response);
 use Kamado::Log;
+use Kamado::Options ();
 
 # A directory of CGI scripts as a PSGI application: URLs are mapped to
 # files as Apache does (SCRIPT_NAME, PATH_INFO, index scripts;
@@ -33,13 +34,13 @@ sub new {
     my ($class, %args) = @_;
     my $root = $args{root} // die "Kamado::CGI: root is required\n";
     -d $root or die "Kamado::CGI: root '$root' is not a directory\n";
-    my $mode = $args{mode} // 'auto';    # (Kamado::CGI::Auto)
+    my $mode = $args{mode} // Kamado::Options::default('cgi_mode');
     grep { $_ eq $mode } @MODES or die "Kamado::CGI: unknown mode '$mode' (known: @MODES)\n";
     my $real = Cwd::realpath($root);
-    my $dbi = $args{persistent_dbi} // 1;
+    my $dbi = $args{persistent_dbi} // Kamado::Options::default('persistent_dbi');
     if ($dbi) {
         require Kamado::DBI;
-        Kamado::DBI->enable(ping_interval => $args{dbi_ping_interval});
+        Kamado::DBI->enable(ping_interval => $args{dbi_ping_interval} // Kamado::Options::default('dbi_ping_interval'));
     }
     # the in-process modes' overrides of exit, require and do apply to code
     # compiled after them: installed now when they are the default, before
@@ -51,15 +52,15 @@ sub new {
         root          => $real,
         mode          => $mode,
         mapper        => Kamado::CGI::Mapper->new(root => $real, scripts => $args{scripts} // 'all',
-            extensions => $args{extensions} // [qw(cgi pl)], index => $args{index} // [qw(index.cgi index.pl index.html)]),
+            extensions => $args{extensions} // [split /,/, Kamado::Options::default('cgi_ext')], index => $args{index} // [qw(index.cgi index.pl index.html)]),
         static        => Kamado::CGI::Static->app,
         document_root => $args{document_root} // $real,
         pass_env      => $args{pass_env} // [],     # NAME or NAME=VALUE
-        timeout       => $args{timeout} // 300,     # seconds without output; Apache's Timeout
+        timeout       => $args{timeout} // Kamado::Options::default('cgi_timeout'),    # seconds without output; Apache's Timeout
         mode_files    => Kamado::CGI::ModeFile->new(root => $real, modes => \@MODES),
         cache         => {},
         dbi           => $dbi,
-        dbi_ping      => $args{dbi_ping_interval} // 5,
+        dbi_ping      => $args{dbi_ping_interval} // Kamado::Options::default('dbi_ping_interval'),
     }, $class;
 }
 

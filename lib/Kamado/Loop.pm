@@ -4,6 +4,19 @@ use strict;
 use warnings;
 
 use Kamado ();    # the class is in the XS (xs/Loop*.xsh over src/loop/)
+use Kamado::Options ();
+
+# the limits new requires, named as the options that set them
+use constant LIMITS => qw(keepalive_timeout header_timeout read_timeout write_timeout max_keepalive_reqs
+    max_connections max_request_body min_body_rate write_buffer expect_to_app);
+
+# settings(%given): new's settings, with the option table's default for
+# each limit not given (the loop has no defaults of its own).
+sub settings {
+    my ($class, %given) = @_;
+    $given{$_} //= Kamado::Options::default($_) for LIMITS;
+    return \%given;
+}
 
 1;
 __END__
@@ -14,9 +27,9 @@ Kamado::Loop - a worker's event loop, the boundary between C and Perl
 
 =head1 SYNOPSIS
 
-    my $loop = Kamado::Loop->new(\@listen_fds, \@env_templates, {
+    my $loop = Kamado::Loop->new(\@listen_fds, \@env_templates, Kamado::Loop->settings(
         keepalive_timeout => 5, write_timeout => 60, write_buffer => 65536,
-    });
+    ));
     while (1) {
         my ($fd, $env, $body_kind) = $loop->next_request(1000) or next;
         my $res = $app->($env);
@@ -74,8 +87,13 @@ C<max_request_body>, C<min_body_rate>, C<write_buffer> (bytes),
 C<expect_to_app> (the app answers C<Expect: 100-continue> itself),
 C<max_streams> (an async worker's requests served at once; 0: no cap),
 C<trusted_proxies> (address blocks, or C<unix:>) and C<proxy_protocol>
-(a flag per listener). Values come from Kamado::Options; croaks on a bad
-one.
+(a flag per listener). Every limit must be given (the loop has no
+defaults); croaks on a missing or bad one.
+
+=item settings(%SETTINGS)
+
+A class method: SETTINGS for C<new>, with the default of Kamado::Options'
+table for each limit not given.
 
 =item set_pools(\@ROUTES, MINE, RECV_FD, LISTEN)
 
