@@ -52,7 +52,8 @@ sub new {
         root          => $real,
         mode          => $mode,
         mapper        => Kamado::CGI::Mapper->new(root => $real, scripts => $args{scripts} // 'all',
-            extensions => $args{extensions} // [split /,/, Kamado::Options::default('cgi_ext')], index => $args{index} // [qw(index.cgi index.pl index.html)]),
+            extensions => $args{extensions} // [split /,/, Kamado::Options::default('cgi_ext')],
+            index => $args{index} // [qw(index.cgi index.pl index.html)]),
         static        => Kamado::CGI::Static->app,
         document_root => $args{document_root} // $real,
         pass_env      => $args{pass_env} // [],     # NAME or NAME=VALUE
@@ -312,6 +313,42 @@ URLs), and on each request looks again only at what can change: the
 script (one C<lstat>), the directories on the way, the index scripts
 before the one chosen and the F<.kamado-cgi> files; a path with a
 symbolic link on the way is mapped afresh every time.
+
+=head1 METHODS
+
+=over
+
+=item new(root => DIR, %OPTIONS)
+
+The application for the scripts under DIR. OPTIONS: C<mode> (below;
+C<--cgi-mode>'s default), C<scripts> (C<all> or C<extension>),
+C<extensions> (a list), C<index> (the index files, in order),
+C<document_root>, C<pass_env> (C<NAME> or C<NAME=VALUE>, as C<--cgi-env>),
+C<timeout> (C<--cgi-timeout>), C<persistent_dbi> and C<dbi_ping_interval>.
+Values not given are the defaults of L<kamado>'s options. Dies naming
+what is wrong with the root or the mode.
+
+=item to_app
+
+The PSGI application (a code reference calling C<call>).
+
+=item call(\%ENV)
+
+Answers one request: the script's response, a static file, or the error
+(301, 403, 404, 500) as above.
+
+=item entry(\%ENV)
+
+What the request's path maps to, when it is a script's (the compiled or
+zygote state its requests share), or undef; Kamado's runner uses it.
+
+=item preload(prefix => PREFIX)
+
+Makes every script under the root ready now, as its mode keeps scripts
+(C<--preload-cgi>, in the generation before the workers fork), and logs
+how many; returns the counts by kind.
+
+=back
 
 =head1 MODES
 

@@ -32,14 +32,20 @@ Kamado::ErrorResponse - the answers the server writes itself
     my $res = error_response(405);
     push $res->[1]->@*, Allow => 'GET, HEAD';
 
-=head1 DESCRIPTION
+=head1 FUNCTIONS
 
-C<error_response($status[, $detail])> returns a PSGI response whose body is
+=over
+
+=item error_response($status[, $detail])
+
+Returns a PSGI response whose body is
 the status's reason phrase (from L<HTTP::Status>), then C<": $detail"> when
 a detail is given, and a newline, as C<text/plain> with its
 C<Content-Length>. The client reads the detail: it must not say more than
 the client may know (the reasons for a 500 go to the error log). Headers
 such as C<Location> or C<Allow> are pushed onto the response's header
 list by the caller.
+
+=back
 
 =cut
