@@ -133,6 +133,12 @@ BODY_KIND)>, and with the access log a fourth value, the count of requests
 the loop answered itself meanwhile (C<take_answers>); the empty list when
 the time ran out. Croaks when the loop itself fails.
 
+=item env_done
+
+The caller holds the last ENV C<next_request> gave no more: its values go
+now, and its hash is reset to serve the next request when nothing else
+holds it.
+
 =item read_body(FD, MAX)
 
 Up to MAX bytes of the request body (decoded when chunked), C<""> at its
