@@ -225,12 +225,6 @@ sub in_use { scalar grep { $_->{dirty} } values %cache }
 # The entries (for Kamado::DBI::Lend).
 sub entries { values %cache }
 
-# Closes every handle of this process (the end of a worker).
-sub disconnect_all {
-    _adopt() if $owner != $$;
-    _drop($_, '') for values %cache;
-}
-
 sub _drop {
     my ($e, $why) = @_;
     delete $cache{ $e->{key} };
@@ -523,10 +517,6 @@ read the reset's answer).
 =item cleanup
 
 C<end_request(defer =E<gt> 1)>, as a C<psgix.cleanup> handler.
-
-=item disconnect_all
-
-Closes this process's handles.
 
 =back
 
