@@ -150,7 +150,7 @@ sub _entry {
     my $entry = $self->_script($env, $r->{file}, $r->{path_info}, $r->{segments}, $r->{stat});
     if ($r->{cacheable}) {
         %{ $self->{cache} } = () if keys %{ $self->{cache} } >= MAX_CACHED;
-        # (packed, not joined: numbers made strings were a tenth of a hello run's front)
+        # (packed, not joined: comparing them makes no number a string)
         $entry->{lstat} = pack 'j5', $r->{stat}->@[0, 1, 2, 7, 9];
         $entry->{dirs} = $r->{dirs};
         $entry->{absent} = $r->{absent};
