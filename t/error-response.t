@@ -18,12 +18,18 @@ is { @{ error_response(400, 'no Host')->[1] } }->{'Content-Length'}, 21, 'counte
 
 # a response built by hand: [NNN, [... 'text/plain' ...]
 my @hand;
-File::Find::find({ no_chdir => 1, wanted => sub {
-    return unless /\.pm\z/ && !m{/ErrorResponse\.pm\z};
-    open my $fh, '<', $_ or die "$_: $!";
-    while (my $line = <$fh>) {
-        push @hand, "$_:$.: $line" if $line =~ /\[\s*(?:[1-5]\d\d|\$\w+)\s*,\s*\[[^\]]*'text\/plain'\s*[,\]]/;
-    }
-} }, 'lib');
+File::Find::find(
+    {
+        no_chdir => 1,
+        wanted => sub {
+            return unless /\.pm\z/ && !m{/ErrorResponse\.pm\z};
+            open my $fh, '<', $_ or die "$_: $!";
+            while (my $line = <$fh>) {
+                push @hand, "$_:$.: $line" if $line =~ /\[\s*(?:[1-5]\d\d|\$\w+)\s*,\s*\[[^\]]*'text\/plain'\s*[,\]]/;
+            }
+        }
+    },
+    'lib'
+);
 is_deeply \@hand, [], 'no module builds a text/plain answer by hand' or diag @hand;
 done_testing;

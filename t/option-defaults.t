@@ -47,7 +47,8 @@ for my $case (@cases) {
     my ($row) = grep { $_->[0] eq 'access-log-format' } @Kamado::Options::TABLE;
     local $row->[2] = 'common';
     my $by_default = Kamado::AccessLog->new(file => '-')->{format};
-    is $by_default, Kamado::AccessLog->new(file => '-', format => 'common')->{format}, 'access-log-format: the table\'s';
+    is $by_default, Kamado::AccessLog->new(file => '-', format => 'common')->{format},
+        'access-log-format: the table\'s';
 }
 
 my $listen = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 5) or die $!;

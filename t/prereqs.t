@@ -17,16 +17,23 @@ my %recommended = %{ $prereqs->requirements_for('runtime', 'recommends')->as_str
 delete $required{perl};
 
 my (%used, %ours);
-File::Find::find({ no_chdir => 1, wanted => sub {
-    return unless -f && (/\.pm\z/ || m{\Ascript/});
-    (my $own = $_) =~ s{\Alib/}{};
-    $ours{ $own =~ s{/}{::}gr =~ s/\.pm\z//r } = 1 if /\.pm\z/;
-    open my $fh, '<', $_ or die "$_: $!";
-    while (<$fh>) {
-        last if /^__END__/;
-        $used{$1}{$File::Find::name} = 1 if /^\s*(?:use|require)\s+([A-Z]\w*(?:::\w+)*)/;
-    }
-} }, 'lib', 'script');
+File::Find::find(
+    {
+        no_chdir => 1,
+        wanted => sub {
+            return unless -f && (/\.pm\z/ || m{\Ascript/});
+            (my $own = $_) =~ s{\Alib/}{};
+            $ours{ $own =~ s{/}{::}gr =~ s/\.pm\z//r } = 1 if /\.pm\z/;
+            open my $fh, '<', $_ or die "$_: $!";
+            while (<$fh>) {
+                last if /^__END__/;
+                $used{$1}{$File::Find::name} = 1 if /^\s*(?:use|require)\s+([A-Z]\w*(?:::\w+)*)/;
+            }
+        }
+    },
+    'lib',
+    'script'
+);
 
 # a distribution provides its modules: Plack is required for Plack::Util
 sub provided {

@@ -17,12 +17,18 @@ my @files = (all_pod_files('lib'), 'script/kamado');
 pod_file_ok($_) for @files;
 
 my @nameless;
-File::Find::find({ no_chdir => 1, wanted => sub {
-    return unless /\.pm\z/;
-    open my $fh, '<', $_ or die "$_: $!";
-    my $text = do { local $/; <$fh> };
-    push @nameless, $_ unless $text =~ /^=head1 NAME\s*\n\s*\n\S+ - \S/m;
-} }, 'lib');
+File::Find::find(
+    {
+        no_chdir => 1,
+        wanted => sub {
+            return unless /\.pm\z/;
+            open my $fh, '<', $_ or die "$_: $!";
+            my $text = do { local $/; <$fh> };
+            push @nameless, $_ unless $text =~ /^=head1 NAME\s*\n\s*\n\S+ - \S/m;
+        }
+    },
+    'lib'
+);
 is_deeply \@nameless, [], 'every module has a NAME line (Module - what it is)';
 
 for my $module (@PUBLIC) {

@@ -51,13 +51,15 @@ sub new {
     return bless {
         root          => $real,
         mode          => $mode,
-        mapper        => Kamado::CGI::Mapper->new(root => $real, scripts => $args{scripts} // 'all',
+        mapper        => Kamado::CGI::Mapper->new(
+            root => $real, scripts => $args{scripts} // 'all',
             extensions => $args{extensions} // [split /,/, Kamado::Options::default('cgi_ext')],
-            index => $args{index} // [qw(index.cgi index.pl index.html)]),
+            index => $args{index} // [qw(index.cgi index.pl index.html)]
+        ),
         static        => Kamado::CGI::Static->app,
         document_root => $args{document_root} // $real,
         pass_env      => $args{pass_env} // [],     # NAME or NAME=VALUE
-        timeout       => $args{timeout} // Kamado::Options::default('cgi_timeout'),    # seconds without output; Apache's Timeout
+        timeout       => $args{timeout} // Kamado::Options::default('cgi_timeout'),    # Apache's Timeout
         mode_files    => Kamado::CGI::ModeFile->new(root => $real, modes => \@MODES),
         cache         => {},
         dbi           => $dbi,

@@ -96,6 +96,7 @@ sub defaults {
 # it). The constructors take what they are given, else this: a default is
 # written in the table only.
 my %ROW = map { (key_of($_->[0]) => $_) } @TABLE;
+
 sub default {
     my ($key) = @_;
     my $row = $ROW{$key} or die "Kamado::Options: no option $key\n";

@@ -106,10 +106,13 @@ sub cgi_mounts {
 sub with_cgi {
     my ($mounts, $opt, $app, $made) = @_;
     my @cgi = map {
-        [$_->[0], Kamado::CGI->new(root => $_->[1], scripts => $_->[2], mode => $opt->{cgi_mode},
+        my $cgi = Kamado::CGI->new(
+            root => $_->[1], scripts => $_->[2], mode => $opt->{cgi_mode},
             pass_env => $opt->{cgi_env}, timeout => $opt->{cgi_timeout},
             persistent_dbi => $opt->{persistent_dbi}, dbi_ping_interval => $opt->{dbi_ping_interval},
-            extensions => [split /,/, $opt->{cgi_ext}])]
+            extensions => [split /,/, $opt->{cgi_ext}]
+        );
+        [$_->[0], $cgi]
     } @$mounts;
     @$made = @cgi if $made;
     # DBI's connect_via is the whole process's: the PSGI app beside the

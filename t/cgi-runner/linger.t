@@ -39,8 +39,10 @@ put_script($root, 'quick.cgi', "#!/usr/bin/perl\nprint qq{Content-Type: text/pla
 
 my @left;
 for my $mode (qw(fork exec)) {
-    my $server = start_server(no_app => 1, workers => 1,
-        args => ['--cgi-bin', $root, '--cgi-mode', $mode, '--cgi-timeout', 5]);
+    my $server = start_server(
+        no_app => 1, workers => 1,
+        args => ['--cgi-bin', $root, '--cgi-mode', $mode, '--cgi-timeout', 5]
+    );
     for my $script (qw(linger.cgi linger-perl.cgi)) {
         my $q = "$mode-$script";
         my $name = "$mode: $script";

@@ -48,7 +48,8 @@ for my $path (@paths) {
         like $server->log, qr{^${PREFIX}GET \Q$path\E\?q=1 HTTP/1\.1: }m, 'a log line with the request line';
         if ($res) {
             syswrite $c, "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n";
-            like +(read_response($c, timeout => 30) // {})->{body}, qr/^pid \d+$/, 'the connection serves the next request';
+            like +(read_response($c, timeout => 30) // {})->{body}, qr/^pid \d+$/,
+                'the connection serves the next request';
         } else {
             fail 'the connection serves the next request (it never answered this one)';
         }

@@ -21,7 +21,10 @@ sub {
 }
 APP
 
-sub pid_of_next { my $res = read_response($server->send_get('/'), timeout => 30); $res && $res->{status} == 200 ? $res->{body} : undef }
+sub pid_of_next {
+    my $res = read_response($server->send_get('/'), timeout => 30);
+    $res && $res->{status} == 200 ? $res->{body} : undef;
+}
 
 for my $case (['/exit', 'status 3'], ['/segv', 'signal 11'], ['/abort', 'signal 6']) {
     my ($path, $how_logged) = @$case;
