@@ -12,6 +12,9 @@ use Time::HiRes ();
 use Kamado::Test qw(start_server read_response eventually);
 use Kamado::Test::HTTP qw(wait_for_file slurp);
 use Kamado::Test::Procs qw(running put_script);
+# the [error] lines this test provokes on purpose
+Kamado::Test::allow_errors(
+    qr/no output for \d+ s \(--cgi-timeout\): stopping it|ran for more than \d+ s \(--cgi-timeout\)/);
 
 plan skip_all => 'needs /proc' unless -r "/proc/$$/stat";
 my $root = File::Temp::tempdir(CLEANUP => 1);

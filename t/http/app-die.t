@@ -10,6 +10,8 @@ use lib 't/lib';
 use Test::More;
 use Kamado::Test qw(start_server read_response);
 use Kamado::Test::HTTP qw(read_until_close);
+# the [error] lines this test provokes on purpose
+Kamado::Test::allow_errors(qr/app died: (?:mid-stream boom|late boom|HASH\(|boom)/);
 
 my $server = start_server(app => <<'APP');
 sub {

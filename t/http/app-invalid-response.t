@@ -11,6 +11,8 @@ use Test::More;
 use Kamado::Test::Log qw($PREFIX);
 use Kamado::Test qw(start_server);
 use Kamado::Test::HTTP qw(read_until_close parse_response);
+# the [error] lines this test provokes on purpose
+Kamado::Test::allow_errors(qr/invalid response from the app|app returned an invalid response|app died: returned undef/);
 
 my $server = start_server(app => <<'APP');
 my %bad = (

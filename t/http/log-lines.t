@@ -12,6 +12,8 @@ use POSIX ();
 use Time::Local ();
 use Kamado::Test qw(start_server read_response eventually);
 use Kamado::Test::Log qw(log_lines);
+# the [error] lines this test provokes on purpose
+Kamado::Test::allow_errors(qr/cleanup handler died: cleanup for /);
 
 my $server = start_server(workers => 2, args => ['--log-level', 'debug'], app => <<'APP');
 use Time::HiRes ();
