@@ -49,7 +49,7 @@ CODE:
     {
         static const char *const limits[] = {"keepalive_timeout", "header_timeout", "read_timeout",
             "write_timeout", "max_keepalive_reqs", "max_connections", "max_request_body", "min_body_rate",
-            "write_buffer", "expect_to_app", NULL};
+            "write_buffer", "expect_to_app", "forwarded_host", NULL};
         int k;
         for (k = 0; limits[k]; k++) {
             v = hv_fetch(settings, limits[k], (I32)strlen(limits[k]), 0);
@@ -69,7 +69,7 @@ CODE:
     RETVAL->env_key_cap = 256;
     Newx(RETVAL->env_key, RETVAL->env_key_cap, char);
 #define SETTING(name, field, conv) \
-    v = hv_fetchs(settings, name, 0); RETVAL->loop->field = conv(*v)
+    if ((v = hv_fetchs(settings, name, 0)) && SvOK(*v)) RETVAL->loop->field = conv(*v)
     SETTING("keepalive_timeout", keepalive_timeout, SvNV);
     SETTING("header_timeout", header_timeout, SvNV);
     SETTING("read_timeout", read_timeout, SvNV);
