@@ -140,8 +140,7 @@ sub mount {
         map { [$pairs[$_], length $pairs[$_], $pairs[ $_ + 1 ], $_] } grep { $_ % 2 == 0 } 0 .. $#pairs;
     return sub {
         my ($env) = @_;
-        my $path = normalize_path($env->{PATH_INFO} // '')
-            // return [400, ['Content-Type' => 'text/plain'], ['Bad Request']];
+        my $path = normalize_path($env->{PATH_INFO} // '') // return error_response(400);
         for my $mount (@map) {    # (not $_: the app may change it, an in-process CGI script for one)
             my ($prefix, $length, $app) = @$mount;
             next unless index($path, $prefix) == 0

@@ -45,8 +45,7 @@ sub serve_path {
     }
     my $stat = $env->{'kamado.cgi.static'}[1];
     my $etag = sprintf '"%x-%x-%x"', $stat->[1], $stat->[7], $stat->[9];
-    return [412, ['Content-Type' => 'text/plain'], ["Precondition Failed\n"]]
-        unless _precondition($env, $etag, $stat->[9]);
+    return error_response(412) unless _precondition($env, $etag, $stat->[9]);
     if (defined $env->{HTTP_IF_NONE_MATCH} || defined $env->{HTTP_IF_MODIFIED_SINCE}) {
         # (what ConditionalGET compares, as strings: both or neither)
         my $match = _not_modified($env, $etag, $stat->[9]);
