@@ -8,7 +8,7 @@ use Kamado::Options ();
 
 # the limits new requires, named as the options that set them
 use constant LIMITS => qw(keepalive_timeout header_timeout read_timeout write_timeout max_keepalive_reqs
-    max_connections max_request_body min_body_rate write_buffer expect_to_app);
+    max_connections max_request_body min_body_rate write_buffer expect_to_app forwarded_host);
 
 # settings(%given): new's settings, with the option table's default for
 # each limit not given (the loop has no defaults of its own).
@@ -307,6 +307,12 @@ STATUS 0 when no head went out.
 The requests the loop answered itself (400, 408, 413, ...) since the last
 call, each C<[STATUS, BODY_BYTES, LISTENER, REMOTE_ADDR, REMOTE_PORT,
 REQUEST_LINE, TIME]>, then the count of those it could not keep, if any.
+
+=item take_faults
+
+The failures behind the loop's own 500s since the last call, each
+C<[WHAT, ERRNO, REMOTE_ADDR, PATH, REQUEST_LINE]>, then the count of those
+it could not keep, if any.
 
 =back
 
