@@ -10,6 +10,7 @@ use File::Temp ();
 use Kamado::Test ();
 
 my $dir = File::Temp->newdir;
+
 sub run_test {
     my ($name, $body) = @_;
     open my $fh, '>', "$dir/$name.t" or die $!;
@@ -38,7 +39,8 @@ is read_response($s->send_get('/die'))->{status}, 500, 'a 500';
 $s->stop;
 T
 isnt $status, 0, 'an [error] line nothing allows: the test fails';
-like $out, qr/not ok \d+ - no unexpected \[error\] line in the server log\n.*\[error\] worker \d+ .*app died: on purpose/s,
+like $out,
+    qr/not ok \d+ - no unexpected \[error\] line in the server log\n.*\[error\] worker \d+ .*app died: on purpose/s,
     'naming the line' or diag $out;
 
 ($status, $out) = run_test('not-stopped', <<'T');
