@@ -308,6 +308,11 @@ The requests the loop answered itself (400, 408, 413, ...) since the last
 call, each C<[STATUS, BODY_BYTES, LISTENER, REMOTE_ADDR, REMOTE_PORT,
 REQUEST_LINE, TIME]>, then the count of those it could not keep, if any.
 
+=item count_blocked
+
+Counts, in this worker's scoreboard slot, one time the watchdog found the
+loop held (C<kamado_loop_blocked_total>).
+
 =item take_faults
 
 The failures behind the loop's own 500s since the last call, each
