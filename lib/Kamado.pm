@@ -204,10 +204,75 @@ with poll(2) deadlines, never with signals.
 =head1 CONSTANTS
 
 How a request brings its body, as C<< Kamado::Loop->next_request >> reports
-it (the numbers are the C engine's, F<src/loop/kd_conn.h>): C<Kamado::BODY_NONE>,
-C<Kamado::BODY_LENGTH> (a Content-Length body the worker reads),
-C<Kamado::BODY_CHUNKED> (a chunked one it decodes) and C<Kamado::BODY_FILE>
-(the event loop has the whole body in a temporary file already).
+it (the numbers are the C engine's, F<src/loop/kd_conn.h>):
+
+=over
+
+=item BODY_NONE
+
+No body.
+
+=item BODY_LENGTH
+
+A Content-Length body the worker reads.
+
+=item BODY_CHUNKED
+
+A chunked body the worker decodes.
+
+=item BODY_FILE
+
+The event loop has the whole body in a temporary file already.
+
+=back
+
+=head1 FUNCTIONS
+
+What a process of Kamado's asks of the kernel, in the XS
+(F<xs/Process.xsh>); Kamado's own modules call them.
+
+=over
+
+=item set_parent_death_signal(SIGNAL)
+
+The signal this process gets when its parent exits (prctl
+C<PR_SET_PDEATHSIG>): a worker does not outlive its generation. True on
+success.
+
+=item set_child_subreaper()
+
+Makes this process the reaper of its orphaned descendants (prctl
+C<PR_SET_CHILD_SUBREAPER>): what a dead worker left running becomes the
+generation's. True on success.
+
+=item resident_kb()
+
+This process's resident set in KiB, from F</proc/self/statm> (what
+C<--max-rss> compares); -1 when unknown.
+
+=item current_pid()
+
+This process's pid, noted once and forgotten in a forked child (perl's
+C<$$> asks the kernel each time).
+
+=item request_timer(SOFT, HARD)
+
+Arms C<--request-timeout>'s two timers, SOFT and HARD seconds from now:
+the soft one sends USR2 (a die in the app), the hard one VTALRM (the end
+of the worker). C<0, 0> disarms them. False, with C<$!>, on failure.
+
+=item borrow_request_timer(LIMIT, GRACE)
+
+Sets the timers to LIMIT seconds (the hard one GRACE later) unless the
+server's own deadline comes sooner; 1 if it set them, 0 if the server's
+stay. For a CGI run in the worker.
+
+=item return_request_timer()
+
+Puts back the server's deadline that C<borrow_request_timer> replaced,
+less the time spent.
+
+=back
 
 =head1 SEE ALSO
 

@@ -8,12 +8,13 @@ use warnings;
 use lib 't/lib';
 use Test::More;
 use Kamado::Test ();    # blib
+use Kamado::Loop ();
 use Kamado::Listener;
 use Kamado::Scoreboard;
 use IO::Socket::IP;
 
 my $listener = Kamado::Listener->bind('127.0.0.1:0');
-my $loop = Kamado::Loop->new([$listener->fd], [$listener->env_template], {expect_to_app => 1});
+my $loop = Kamado::Loop->new([$listener->fd], [$listener->env_template], Kamado::Loop->settings(expect_to_app => 1));
 my $board = Kamado::Scoreboard->new(2);
 $board->claim(1, 3);
 $board->set_pid(1, $$);

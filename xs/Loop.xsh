@@ -44,6 +44,19 @@ CODE:
         hv_ksplit((HV *)SvRV(*t), 40);
         ifds[i] = (int)SvIV(*av_fetch(fds, i, 0));
     }
+    /* every limit is given (Kamado::Loop->settings fills in the options'
+     * defaults): the loop has none of its own */
+    {
+        static const char *const limits[] = {"keepalive_timeout", "header_timeout", "read_timeout",
+            "write_timeout", "max_keepalive_reqs", "max_connections", "max_request_body", "min_body_rate",
+            "write_buffer", "expect_to_app", "forwarded_host", NULL};
+        int k;
+        for (k = 0; limits[k]; k++) {
+            v = hv_fetch(settings, limits[k], (I32)strlen(limits[k]), 0);
+            if (!v || !SvOK(*v))
+                croak("Kamado::Loop->new: no %s setting", limits[k]);
+        }
+    }
     Newxz(RETVAL, 1, kd_xs);
     RETVAL->loop = kd_loop_new(ifds, (int)n);
     if (!RETVAL->loop) {

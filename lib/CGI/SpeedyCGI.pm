@@ -32,4 +32,12 @@ L<PersistentPerl> under SpeedyCGI's name: every method of PersistentPerl,
 with C<i_am_speedy> as well as C<i_am_perperl>. It stands in for the real
 CGI::SpeedyCGI module: install one or the other, not both.
 
+=over
+
+=item i_am_speedy
+
+True when the script runs under Kamado (as C<i_am_perperl>).
+
+=back
+
 =cut

@@ -6,6 +6,7 @@ use warnings;
 use Apache::LogFormat::Compiler;
 use Kamado::Log;
 use Kamado::LogFile;
+use Kamado::Options ();
 use POSIX ();
 
 # --access-log: one line per request in an Apache LogFormat, checked and
@@ -52,7 +53,7 @@ my %ESCAPED = (
 # line naming the option at fault.
 sub new {
     my ($class, %args) = @_;
-    my $format = $args{format} // 'combined';
+    my $format = $args{format} // Kamado::Options::default('access_log_format');
     my $self = bless {
         path   => $args{file},
         owner  => $args{owner},
@@ -137,7 +138,7 @@ sub line {
 # and whether it takes %t's text in place of the time (_recompile).
 sub compile {
     my ($class, $format) = @_;
-    $format //= 'combined';
+    $format //= Kamado::Options::default('access_log_format');
     $format = $NICKNAME{$format} if exists $NICKNAME{$format};
     my $compiler = eval {
         local $SIG{__WARN__} = sub { die @_ };

@@ -12,7 +12,9 @@ use Kamado::CGI::Mode;
 use Kamado::CGI::ModeFile;
 use Kamado::CGI::Source;
 use Kamado::CGI::Static;
+use Kamado::ErrorResponse qw(error_response);
 use Kamado::Log;
+use Kamado::Options ();
 
 # A directory of CGI scripts as a PSGI application: URLs are mapped to
 # files as Apache does (SCRIPT_NAME, PATH_INFO, index scripts;
@@ -32,13 +34,13 @@ sub new {
     my ($class, %args) = @_;
     my $root = $args{root} // die "Kamado::CGI: root is required\n";
     -d $root or die "Kamado::CGI: root '$root' is not a directory\n";
-    my $mode = $args{mode} // 'auto';    # (Kamado::CGI::Auto)
+    my $mode = $args{mode} // Kamado::Options::default('cgi_mode');
     grep { $_ eq $mode } @MODES or die "Kamado::CGI: unknown mode '$mode' (known: @MODES)\n";
     my $real = Cwd::realpath($root);
-    my $dbi = $args{persistent_dbi} // 1;
+    my $dbi = $args{persistent_dbi} // Kamado::Options::default('persistent_dbi');
     if ($dbi) {
         require Kamado::DBI;
-        Kamado::DBI->enable(ping_interval => $args{dbi_ping_interval});
+        Kamado::DBI->enable(ping_interval => $args{dbi_ping_interval} // Kamado::Options::default('dbi_ping_interval'));
     }
     # the in-process modes' overrides of exit, require and do apply to code
     # compiled after them: installed now when they are the default, before
@@ -49,16 +51,19 @@ sub new {
     return bless {
         root          => $real,
         mode          => $mode,
-        mapper        => Kamado::CGI::Mapper->new(root => $real, scripts => $args{scripts} // 'all',
-            extensions => $args{extensions} // [qw(cgi pl)], index => $args{index} // [qw(index.cgi index.pl index.html)]),
+        mapper        => Kamado::CGI::Mapper->new(
+            root => $real, scripts => $args{scripts} // 'all',
+            extensions => $args{extensions} // [split /,/, Kamado::Options::default('cgi_ext')],
+            index => $args{index} // [qw(index.cgi index.pl index.html)]
+        ),
         static        => Kamado::CGI::Static->app,
         document_root => $args{document_root} // $real,
         pass_env      => $args{pass_env} // [],     # NAME or NAME=VALUE
-        timeout       => $args{timeout} // 300,     # seconds without output; Apache's Timeout
+        timeout       => $args{timeout} // Kamado::Options::default('cgi_timeout'),    # Apache's Timeout
         mode_files    => Kamado::CGI::ModeFile->new(root => $real, modes => \@MODES),
         cache         => {},
         dbi           => $dbi,
-        dbi_ping      => $args{dbi_ping_interval} // 5,
+        dbi_ping      => $args{dbi_ping_interval} // Kamado::Options::default('dbi_ping_interval'),
     }, $class;
 }
 
@@ -79,7 +84,7 @@ sub to_app {
 sub call {
     my ($self, $env) = @_;
     # an encoded slash never names a file (Apache's AllowEncodedSlashes Off)
-    return _error(404) if index($env->{REQUEST_URI} // '', '%') >= 0 && $env->{REQUEST_URI} =~ m{\A[^?]*%2[fF]};
+    return error_response(404) if index($env->{REQUEST_URI} // '', '%') >= 0 && $env->{REQUEST_URI} =~ m{\A[^?]*%2[fF]};
     my $hit = $self->{cache}{ ($env->{SCRIPT_NAME} // '') . "\0" . ($env->{PATH_INFO} // '') }
         // return $self->_map_request($env);
     return $self->_map_request($env)
@@ -107,10 +112,12 @@ sub _map_request {
         # slashes in a row are one (//NAME/ would be another host's URL)
         (my $uri = ($env->{SCRIPT_NAME} // '') . $path . '/') =~ s{/{2,}}{/}g;
         $uri .= "?$env->{QUERY_STRING}" if length($env->{QUERY_STRING} // '');
-        return [301, ['Location' => $uri, 'Content-Type' => 'text/plain'], ["Moved Permanently\n"]];
+        my $res = error_response(301);
+        push $res->[1]->@*, Location => $uri;
+        return $res;
     }
     Kamado::Log->error($r->{log}) if defined $r->{log};
-    return _error($r->{status});
+    return error_response($r->{status});
 }
 
 # entry(ENV) -> what the requests to the script ENV's path maps to share
@@ -145,7 +152,7 @@ sub _entry {
     my $entry = $self->_script($env, $r->{file}, $r->{path_info}, $r->{segments}, $r->{stat});
     if ($r->{cacheable}) {
         %{ $self->{cache} } = () if keys %{ $self->{cache} } >= MAX_CACHED;
-        # (packed, not joined: numbers made strings were a tenth of a hello run's front)
+        # (packed, not joined: comparing them makes no number a string)
         $entry->{lstat} = pack 'j5', $r->{stat}->@[0, 1, 2, 7, 9];
         $entry->{dirs} = $r->{dirs};
         $entry->{absent} = $r->{absent};
@@ -199,7 +206,7 @@ sub _run {
     my ($self, $env, $entry) = @_;
     if ($entry->{error}) {
         Kamado::Log->error($entry->{error});
-        return [500, ['Content-Type' => 'text/plain'], ["Internal Server Error\n"]];
+        return error_response(500);
     }
     $env->{'kamado.cgi_mode'} = $entry->{args}{mode};
     Kamado::DBI::begin_request() if $self->{dbi} && $INC{'Kamado/DBI.pm'};
@@ -248,14 +255,9 @@ sub _internal_redirect {
         delete @new{qw(CONTENT_LENGTH CONTENT_TYPE)};
         return $self->call(\%new);
     }
-    return [302, ['Location' => $location, 'Content-Type' => 'text/plain'], ["Found\n"]];
-}
-
-my %REASON = (403 => 'Forbidden', 404 => 'Not Found', 500 => 'Internal Server Error');
-
-sub _error {
-    my ($status) = @_;
-    return [$status, ['Content-Type' => 'text/plain'], ["$REASON{$status}\n"]];
+    my $res = error_response(302);
+    push $res->[1]->@*, Location => $location;
+    return $res;
 }
 
 1;
@@ -313,6 +315,42 @@ URLs), and on each request looks again only at what can change: the
 script (one C<lstat>), the directories on the way, the index scripts
 before the one chosen and the F<.kamado-cgi> files; a path with a
 symbolic link on the way is mapped afresh every time.
+
+=head1 METHODS
+
+=over
+
+=item new(root => DIR, %OPTIONS)
+
+The application for the scripts under DIR. OPTIONS: C<mode> (below;
+C<--cgi-mode>'s default), C<scripts> (C<all> or C<extension>),
+C<extensions> (a list), C<index> (the index files, in order),
+C<document_root>, C<pass_env> (C<NAME> or C<NAME=VALUE>, as C<--cgi-env>),
+C<timeout> (C<--cgi-timeout>), C<persistent_dbi> and C<dbi_ping_interval>.
+Values not given are the defaults of L<kamado>'s options. Dies naming
+what is wrong with the root or the mode.
+
+=item to_app
+
+The PSGI application (a code reference calling C<call>).
+
+=item call(\%ENV)
+
+Answers one request: the script's response, a static file, or the error
+(301, 403, 404, 500) as above.
+
+=item entry(\%ENV)
+
+What the request's path maps to, when it is a script's (the compiled or
+zygote state its requests share), or undef; Kamado's runner uses it.
+
+=item preload(prefix => PREFIX)
+
+Makes every script under the root ready now, as its mode keeps scripts
+(C<--preload-cgi>, in the generation before the workers fork), and logs
+how many; returns the counts by kind.
+
+=back
 
 =head1 MODES
 

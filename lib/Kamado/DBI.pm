@@ -15,8 +15,9 @@ use Kamado::DBI::Reset;
 # on it is undone (Kamado::DBI::Reset). A handle belongs to the process
 # that made it: after a fork, the child makes its own.
 
-our $PING_INTERVAL;        # seconds idle after which a handle is pinged
-$PING_INTERVAL //= 5;      # (fork mode's zygote sets it before this loads)
+# seconds idle after which a handle is pinged (fork mode's zygote sets
+# it before this loads)
+our $PING_INTERVAL //= do { require Kamado::Options; Kamado::Options::default('dbi_ping_interval') };
 our $REPORT;               # sub (entry) called when a handle is made (fork mode)
 
 my %cache;           # key -> entry { key, dbh, reset, fresh, last, dirty, args }
@@ -223,12 +224,6 @@ sub in_use { scalar grep { $_->{dirty} } values %cache }
 
 # The entries (for Kamado::DBI::Lend).
 sub entries { values %cache }
-
-# Closes every handle of this process (the end of a worker).
-sub disconnect_all {
-    _adopt() if $owner != $$;
-    _drop($_, '') for values %cache;
-}
 
 sub _drop {
     my ($e, $why) = @_;
@@ -522,10 +517,6 @@ read the reset's answer).
 =item cleanup
 
 C<end_request(defer =E<gt> 1)>, as a C<psgix.cleanup> handler.
-
-=item disconnect_all
-
-Closes this process's handles.
 
 =back
 

@@ -4,6 +4,19 @@ use strict;
 use warnings;
 
 use Kamado ();    # the class is in the XS (xs/Loop*.xsh over src/loop/)
+use Kamado::Options ();
+
+# the limits new requires, named as the options that set them
+use constant LIMITS => qw(keepalive_timeout header_timeout read_timeout write_timeout max_keepalive_reqs
+    max_connections max_request_body min_body_rate write_buffer expect_to_app forwarded_host);
+
+# settings(%given): new's settings, with the option table's default for
+# each limit not given (the loop has no defaults of its own).
+sub settings {
+    my ($class, %given) = @_;
+    $given{$_} //= Kamado::Options::default($_) for LIMITS;
+    return \%given;
+}
 
 1;
 __END__
@@ -14,9 +27,9 @@ Kamado::Loop - a worker's event loop, the boundary between C and Perl
 
 =head1 SYNOPSIS
 
-    my $loop = Kamado::Loop->new(\@listen_fds, \@env_templates, {
+    my $loop = Kamado::Loop->new(\@listen_fds, \@env_templates, Kamado::Loop->settings(
         keepalive_timeout => 5, write_timeout => 60, write_buffer => 65536,
-    });
+    ));
     while (1) {
         my ($fd, $env, $body_kind) = $loop->next_request(1000) or next;
         my $res = $app->($env);
@@ -74,8 +87,13 @@ C<max_request_body>, C<min_body_rate>, C<write_buffer> (bytes),
 C<expect_to_app> (the app answers C<Expect: 100-continue> itself),
 C<max_streams> (an async worker's requests served at once; 0: no cap),
 C<trusted_proxies> (address blocks, or C<unix:>) and C<proxy_protocol>
-(a flag per listener). Values come from Kamado::Options; croaks on a bad
-one.
+(a flag per listener). Every limit must be given (the loop has no
+defaults); croaks on a missing or bad one.
+
+=item settings(%SETTINGS)
+
+A class method: SETTINGS for C<new>, with the default of Kamado::Options'
+table for each limit not given.
 
 =item set_pools(\@ROUTES, MINE, RECV_FD, LISTEN)
 
@@ -114,6 +132,12 @@ Waits up to TIMEOUT_MS for a complete request and returns C<(FD, ENV,
 BODY_KIND)>, and with the access log a fourth value, the count of requests
 the loop answered itself meanwhile (C<take_answers>); the empty list when
 the time ran out. Croaks when the loop itself fails.
+
+=item env_done
+
+The caller holds the last ENV C<next_request> gave no more: its values go
+now, and its hash is reset to serve the next request when nothing else
+holds it.
 
 =item read_body(FD, MAX)
 
@@ -295,6 +319,17 @@ STATUS 0 when no head went out.
 The requests the loop answered itself (400, 408, 413, ...) since the last
 call, each C<[STATUS, BODY_BYTES, LISTENER, REMOTE_ADDR, REMOTE_PORT,
 REQUEST_LINE, TIME]>, then the count of those it could not keep, if any.
+
+=item count_blocked
+
+Counts, in this worker's scoreboard slot, one time the watchdog found the
+loop held (C<kamado_loop_blocked_total>).
+
+=item take_faults
+
+The failures behind the loop's own 500s since the last call, each
+C<[WHAT, ERRNO, REMOTE_ADDR, PATH, REQUEST_LINE]>, then the count of those
+it could not keep, if any.
 
 =back
 

@@ -92,6 +92,17 @@ sub defaults {
     return { map { (key_of($_->[0]) => $_->[2]) } grep { defined $_->[2] } @TABLE };
 }
 
+# default(KEY): the table's default for the option KEY (as key_of gives
+# it). The constructors take what they are given, else this: a default is
+# written in the table only.
+my %ROW = map { (key_of($_->[0]) => $_) } @TABLE;
+
+sub default {
+    my ($key) = @_;
+    my $row = $ROW{$key} or die "Kamado::Options: no option $key\n";
+    return $row->[2];
+}
+
 # Parses argv into a hash keyed like key_of(); dies with a one-line message
 # naming the bad option.
 sub parse_argv {

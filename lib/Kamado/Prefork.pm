@@ -9,6 +9,7 @@ use Time::HiRes ();
 use Kamado ();
 use Kamado::ErrorLog;
 use Kamado::Log;
+use Kamado::Options ();
 use Kamado::Prefork::Reaper;
 use Kamado::Prefork::Scaling;
 use Kamado::Prefork::Single;
@@ -34,12 +35,12 @@ use constant { LOAD_TRIES => 5, LOAD_PAUSE => 0.25 };
 sub new {
     my ($class, %args) = @_;
     my $self = bless {
-        workers      => $args{workers} // 4,
+        workers      => $args{workers} // Kamado::Options::default('workers'),
         # autoscaling when max_workers is set: from min_workers (at least
         # 1) up to max_workers, retiring workers idle max_worker_idle s
         min_workers  => $args{min_workers},
         max_workers  => $args{max_workers},
-        max_worker_idle => $args{max_worker_idle} // 10,
+        max_worker_idle => $args{max_worker_idle} // Kamado::Options::default('max_worker_idle'),
         scoreboard_file => $args{scoreboard},
         # a board made by the supervisor (which shows it on --status-listen)
         scoreboard   => $args{board},
@@ -53,9 +54,9 @@ sub new {
         prepare      => $args{prepare} || [],
         worker_init  => $args{worker_init},  # --worker-init's spec (Kamado::Hooks)
         server_args  => $args{server_args} || {},
-        max_requests => $args{max_requests} || 0,
-        max_age      => $args{max_age} || 0,
-        graceful_timeout => $args{graceful_timeout} // 25,
+        max_requests => $args{max_requests} // Kamado::Options::default('max_reqs_per_child'),
+        max_age      => $args{max_age} // Kamado::Options::default('max_worker_age'),
+        graceful_timeout => $args{graceful_timeout} // Kamado::Options::default('graceful_timeout'),
         on_ready     => $args{on_ready},     # once it serves (see run)
         on_give_up   => $args{on_give_up},   # why, when the app never loads
         children     => {},                  # pid => generation

@@ -8,6 +8,7 @@ use Kamado::Options;
 use Kamado::AccessLog;
 use Kamado::CGI ();
 use Kamado::ErrorLog;
+use Kamado::ErrorResponse qw(error_response);
 use Kamado::Hooks;
 use Kamado::Log;
 use Kamado::Keeper;
@@ -94,7 +95,7 @@ sub cgi_mounts {
     }
     die "kamado: --cgi-mode must be one of @Kamado::CGI::MODES, not '$opt->{cgi_mode}'\n"
         unless grep { $_ eq $opt->{cgi_mode} } @Kamado::CGI::MODES;
-    my @ext = split /,/, $opt->{cgi_ext} // 'cgi,pl';
+    my @ext = split /,/, $opt->{cgi_ext};
     die "kamado: --cgi-ext $opt->{cgi_ext}: a comma list of extensions without dots, such as cgi,pl\n"
         if !@ext || grep { !/\A[A-Za-z0-9_-]+\z/ } @ext;
     return @mounts;
@@ -105,16 +106,19 @@ sub cgi_mounts {
 sub with_cgi {
     my ($mounts, $opt, $app, $made) = @_;
     my @cgi = map {
-        [$_->[0], Kamado::CGI->new(root => $_->[1], scripts => $_->[2], mode => $opt->{cgi_mode},
+        my $cgi = Kamado::CGI->new(
+            root => $_->[1], scripts => $_->[2], mode => $opt->{cgi_mode},
             pass_env => $opt->{cgi_env}, timeout => $opt->{cgi_timeout},
             persistent_dbi => $opt->{persistent_dbi}, dbi_ping_interval => $opt->{dbi_ping_interval},
-            extensions => [split /,/, $opt->{cgi_ext} // 'cgi,pl'])]
+            extensions => [split /,/, $opt->{cgi_ext}]
+        );
+        [$_->[0], $cgi]
     } @$mounts;
     @$made = @cgi if $made;
     # DBI's connect_via is the whole process's: the PSGI app beside the
     # scripts gets the kept handles too, and so the reset after each of
     # its requests (Plack::Middleware::Kamado::DBI)
-    if ($app && @cgi && ($opt->{persistent_dbi} // 1)) {
+    if ($app && @cgi && $opt->{persistent_dbi}) {
         require Plack::Middleware::Kamado::DBI;
         $app = Plack::Middleware::Kamado::DBI->wrap($app, ping_interval => $opt->{dbi_ping_interval});
     }
@@ -136,8 +140,7 @@ sub mount {
         map { [$pairs[$_], length $pairs[$_], $pairs[ $_ + 1 ], $_] } grep { $_ % 2 == 0 } 0 .. $#pairs;
     return sub {
         my ($env) = @_;
-        my $path = normalize_path($env->{PATH_INFO} // '')
-            // return [400, ['Content-Type' => 'text/plain'], ['Bad Request']];
+        my $path = normalize_path($env->{PATH_INFO} // '') // return error_response(400);
         for my $mount (@map) {    # (not $_: the app may change it, an in-process CGI script for one)
             my ($prefix, $length, $app) = @$mount;
             next unless index($path, $prefix) == 0
@@ -158,7 +161,7 @@ sub mount {
             @$env{qw(PATH_INFO SCRIPT_NAME)} = ($path_info, $script_name);
             return $res;
         }
-        return [404, ['Content-Type' => 'text/plain'], ['Not Found']];
+        return error_response(404);
     };
 }
 
@@ -208,7 +211,7 @@ sub serve {
     my ($class, $opt, %app) = @_;
     die "kamado: --startup $opt->{startup}: no such file\n" if defined $opt->{startup} && !-f $opt->{startup};
     my $ids = Kamado::Privileges->resolve(@$opt{qw(user group)});
-    Kamado::Log->set_level($opt->{log_level} // 'info');
+    Kamado::Log->set_level($opt->{log_level});
     # root opens the logs (Kamado::LogFile refuses what --user could have
     # planted) and gives the files it creates to --user
     my @owner = $ids && defined $ids->{uid} && $> == 0 ? (owner => [@$ids{qw(uid gid)}]) : ();

@@ -6,6 +6,8 @@ use warnings;
 use Kamado;
 use Kamado::DeferredInput;
 use Kamado::Log;
+use Kamado::Loop ();
+use Kamado::Options ();
 use Kamado::Server::Errors;
 use Kamado::Server::Input;
 use Kamado::Server::Limits;
@@ -34,15 +36,15 @@ sub new {
     my $self = bless {
         app               => $args{app},
         listeners         => $args{listeners},          # [Kamado::Listener]
-        max_requests      => $args{max_requests} || 0,  # 0: unlimited
-        max_age           => $args{max_age} || 0,       # seconds; 0: unlimited
-        max_rss           => $args{max_rss} || 0,       # MB; 0: unlimited
-        request_timeout   => $args{request_timeout} || 0,  # seconds; 0: none
-        spool_threshold   => $args{spool_threshold} // 1024 * 1024,
+        max_requests      => $args{max_requests} // Kamado::Options::default('max_reqs_per_child'),  # 0: unlimited
+        max_age           => $args{max_age} // Kamado::Options::default('max_worker_age'),  # seconds; 0: unlimited
+        max_rss           => $args{max_rss} // Kamado::Options::default('max_rss'),  # MB; 0: unlimited
+        request_timeout   => $args{request_timeout} // Kamado::Options::default('request_timeout'),  # seconds; 0: none
+        spool_threshold   => $args{spool_threshold} // Kamado::Options::default('spool_threshold'),
         loop_settings     => $args{loop_settings} || {},
         # --expect-to-app: the app reads psgi.input to accept an Expect upload
         expect_to_app     => ($args{loop_settings} || {})->{expect_to_app},
-        write_buffer      => ($args{loop_settings} || {})->{write_buffer} // 1 << 20,
+        write_buffer      => ($args{loop_settings} || {})->{write_buffer} // Kamado::Options::default('write_buffer'),
         on_drain          => $args{on_drain},           # called when accepting stops, with why
         on_tick           => $args{on_tick},            # called when a second passes without a request
         scoreboard        => $args{scoreboard},         # Kamado::Scoreboard, or undef
@@ -80,7 +82,7 @@ sub stop {
 sub open_loop {
     my ($self, %more) = @_;
     my @listeners = $self->{listeners}->@*;
-    my %settings = ($self->{loop_settings}->%*, %more);
+    my %settings = Kamado::Loop->settings($self->{loop_settings}->%*, %more)->%*;
     $settings{proxy_protocol} = [map { $_->proxy_protocol ? 1 : 0 } @listeners]
         if grep { $_->proxy_protocol } @listeners;
     my $loop = Kamado::Loop->new(

@@ -7,6 +7,7 @@ use List::Util qw(max sum0);
 use POSIX ();
 use Time::HiRes ();
 use Kamado;
+use Kamado::ErrorResponse qw(error_response);
 use Kamado::Scoreboard;
 use Kamado::Server;
 
@@ -65,9 +66,12 @@ sub to_app {
         my $method = $env->{REQUEST_METHOD};
         my $path = $env->{PATH_INFO};
         my $page = {'/' => 'html', '/status.json' => 'json', '/metrics' => 'metrics'}->{$path}
-            or return _text(404, "Not Found\n");
-        return [405, ['Content-Type' => 'text/plain', Allow => 'GET, HEAD'], ["Method Not Allowed\n"]]
-            unless $method eq 'GET' || $method eq 'HEAD';
+            or return error_response(404);
+        if ($method ne 'GET' && $method ne 'HEAD') {
+            my $res = error_response(405);
+            push $res->[1]->@*, Allow => 'GET, HEAD';
+            return $res;
+        }
         my $snap = $self->snapshot;
         if ($page eq 'json') {
             require JSON::PP;
@@ -85,8 +89,6 @@ sub to_app {
             [Kamado::Status::HTML->render($snap, $refresh // 5)]];
     };
 }
-
-sub _text { [$_[0], ['Content-Type' => 'text/plain'], [$_[1]]] }
 
 # Reads the supervisor's word: "board NUMBER PID CAUSE" with the board's
 # descriptor, "serving PID", "draining PID", "gone PID HOW".

@@ -11,6 +11,7 @@ use Kamado::ErrorLog;
 use Kamado::Log;
 use Kamado::Prefork;
 use Kamado::Notify;
+use Kamado::Options ();
 use Kamado::Process;
 use Kamado::Scoreboard;
 use Kamado::Supervisor::Generation;
@@ -47,7 +48,7 @@ sub new {
         preload      => $args{preload},        # load in the generation, or in each worker
         startup      => $args{startup},        # run in each generation before the app loads
         on_ready     => $args{on_ready},       # once the first generation serves
-        load_timeout => $args{load_timeout} // 60,    # seconds; 0: none
+        load_timeout => $args{load_timeout} // Kamado::Options::default('load_timeout'),    # seconds; 0: none
         watch        => $args{watch},          # --reload: {dirs => [...], ignore => [...]}
         keeper       => $args{keeper},         # Kamado::Keeper, root's, or undef
         generations  => {},                    # pid => Kamado::Supervisor::Generation
@@ -266,7 +267,7 @@ sub _enforce_deadlines {
     my $gens = $self->{generations};
     my @draining = sort { $gens->{$a}{draining} <=> $gens->{$b}{draining} }
         grep { $gens->{$_}{draining} && !$gens->{$_}{killed} } keys %$gens;
-    my $grace = $self->{prefork_args}{graceful_timeout} // 25;
+    my $grace = $self->{prefork_args}{graceful_timeout} // Kamado::Options::default('graceful_timeout');
     my $now = Time::HiRes::time();
     while (my $pid = shift @draining) {
         my $gen = $gens->{$pid};

@@ -275,6 +275,10 @@ typedef struct {
     char date[40];
 } kd_loop;
 
+/* The limits (the timeouts, max_keepalive_reqs, max_conns, max_body,
+ * min_body_rate, write_buffer) are zero in a new loop: the caller sets
+ * them, from the values the options give (Kamado::Options has the
+ * defaults). */
 kd_loop *kd_loop_new(const int *listen_fds, int n);
 void kd_loop_free(kd_loop *l);
 

@@ -52,15 +52,6 @@ kd_loop *kd_loop_new(const int *listen_fds, int n)
     l->listen = 1;
     l->recv_fd = -1;
     memcpy(l->listen_fds, listen_fds, sizeof(int) * (size_t)n);
-    l->keepalive_timeout = 75;
-    l->header_timeout = 30;
-    l->read_timeout = 30;
-    l->write_timeout = 30;
-    l->max_keepalive_reqs = 10000;
-    l->max_conns = 1000;
-    l->max_body = (int64_t)1 << 30;   /* Apache's LimitRequestBody default since 2.4.54 */
-    l->min_body_rate = 500;           /* mod_reqtimeout's MinRate */
-    l->write_buffer = 1 << 20;
     l->date_sec = -1;
     l->last_sweep = kd_now();
     for (i = 0; i < n; i++) {

@@ -1,6 +1,6 @@
 /* kd_cgi_head.c: a CGI script's output head (see kd_cgi_head.h), for
- * Kamado::CGI::Output. In C: the same rules in Perl cost a hello response
- * 50,000 instructions, most of them in the regex engine. */
+ * Kamado::CGI::Output. In C, as the head of every response is parsed and
+ * Perl's regex engine made it dear. */
 
 #include <string.h>
 #include "kd_cgi_head.h"

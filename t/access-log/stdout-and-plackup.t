@@ -15,7 +15,7 @@ plackup();    # (skips the file without plackup: Plack ships it)
     # (the test's server sends its stdout where its stderr goes: ->log)
     my $server = start_server(args => ['--access-log', '-', '--access-log-format', 'stdout %>s %b "%r"'], app => $app);
     read_response($server->send_get('/to-stdout'));
-    ok eventually(sub { $server->log =~ m{^stdout 200 2 "GET /to-stdout HTTP/1\.1"$}m }, 10), '-: the line on stdout'
+    ok eventually(sub { $server->log =~ m{^stdout 200 2 "GET /to-stdout HTTP/1\.1"$}m }, 30), '-: the line on stdout'
         or diag $server->log;
     is $server->stop, 0, 'the server stops cleanly';
 }

@@ -146,6 +146,14 @@ int main(void)
         printf("Bail out! listener\n");
         return 1;
     }
+    /* (a new loop has no limits: the caller's) */
+    l->keepalive_timeout = 75;
+    l->header_timeout = l->read_timeout = l->write_timeout = 30;
+    l->max_keepalive_reqs = 10000;
+    l->max_conns = 1000;
+    l->max_body = (int64_t)1 << 30;
+    l->min_body_rate = 500;
+    l->write_buffer = 1 << 20;
     client = socket(AF_INET, SOCK_STREAM, 0);
     small_buffers(client);
     if (connect(client, (struct sockaddr *)&a, sizeof a) != 0 ||

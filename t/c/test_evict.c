@@ -63,6 +63,13 @@ static void run(int evict)
         printf("Bail out! listener\n");
         exit(1);
     }
+    /* (a new loop has no limits: the caller's) */
+    l->keepalive_timeout = 75;
+    l->header_timeout = l->read_timeout = l->write_timeout = 30;
+    l->max_keepalive_reqs = 10000;
+    l->max_body = (int64_t)1 << 30;
+    l->min_body_rate = 500;
+    l->write_buffer = 1 << 20;
     l->max_conns = 3;
     l->evict_when_full = evict;
     for (i = 0; i < 3; i++) {

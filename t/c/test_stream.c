@@ -102,6 +102,13 @@ int main(void)
         printf("Bail out! loop\n");
         return 1;
     }
+    /* (a new loop has no limits: the caller's) */
+    l->keepalive_timeout = 75;
+    l->header_timeout = l->read_timeout = l->write_timeout = 30;
+    l->max_keepalive_reqs = 10000;
+    l->max_conns = 1000;
+    l->max_body = (int64_t)1 << 30;
+    l->min_body_rate = 500;
     l->write_buffer = 64 * 1024;
 
     /* held in order, sent as the client reads, a drain posted */

@@ -18,7 +18,8 @@ put_script($root, 'firehose.cgi', <<'CGI');
 $SIG{TERM} = 'IGNORE';
 $| = 1;
 print "Content-Type: text/plain\n\n";
-open F, ">pid.$ENV{QUERY_STRING}"; print F "$$\n"; close F;
+open F, ">pid.$ENV{QUERY_STRING}.tmp"; print F "$$\n"; close F;
+rename "pid.$ENV{QUERY_STRING}.tmp", "pid.$ENV{QUERY_STRING}";
 while (1) { print "x" x 4096, "\n"; select undef, undef, undef, 0.005 }
 CGI
 put_script($root, 'quick.cgi', "#!/usr/bin/perl\nprint qq{Content-Type: text/plain\\n\\nquick\\n};\n");
@@ -26,13 +27,13 @@ my @left;
 for my $mode (qw(fork exec)) {
     my $server = start_server(no_app => 1, workers => 1, args => ['--cgi-bin', $root, '--cgi-mode', $mode]);
     my $c = $server->send_get("/cgi-bin/firehose.cgi?$mode");
-    ok wait_for_file("$root/pid.$mode", 5), "$mode: the script streams" or next;
+    ok wait_for_file("$root/pid.$mode", 30), "$mode: the script streams" or next;
     sysread $c, my $buf, 65536;
     close $c;
     my ($pid) = slurp("$root/pid.$mode") =~ /(\d+)/;
-    my $r = read_response($server->send_get('/cgi-bin/quick.cgi'), timeout => 8);
+    my $r = read_response($server->send_get('/cgi-bin/quick.cgi'), timeout => 30);
     is $r && $r->{body}, "quick\n", "$mode: the worker serves the next request";
-    ok eventually(sub { !running($pid) }, 4), "$mode: the script is stopped" or push @left, $pid;
+    ok eventually(sub { !running($pid) }, 15), "$mode: the script is stopped" or push @left, $pid;
     is $server->stop, 0, "$mode: the server stops cleanly";
 }
 kill KILL => grep { running($_) } @left;

@@ -12,6 +12,9 @@ use Test::More;
 use File::Temp ();
 use Kamado::Test qw(start_server raw_request);
 use Kamado::Test::CGI qw(put_script get_script compile_error_and_reload);
+# the [error] lines this test provokes on purpose
+Kamado::Test::allow_errors(
+    qr/could not be compiled \(its errors are above\)|unknown mode 'fast'|ran for more than \d+ s \(--cgi-timeout\)/);
 
 my $root = File::Temp::tempdir(CLEANUP => 1);
 my $server;

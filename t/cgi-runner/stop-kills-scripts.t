@@ -28,11 +28,11 @@ for my $mode (qw(fork exec)) {
         my $server = start_server(no_app => 1,
             args => ['--cgi-bin', $root, '--cgi-mode', $mode, '--graceful-timeout', 1]);
         my $c = $server->send_get("/cgi-bin/sleeper.cgi?$mode-$signal");
-        ok wait_for_file("$root/pids.$mode-$signal", 5), "$name: the script runs" or next;
+        ok wait_for_file("$root/pids.$mode-$signal", 30), "$name: the script runs" or next;
         my @pids = split ' ', slurp("$root/pids.$mode-$signal");
         kill $signal => $server->pid;
         isnt $server->wait_exit(10), -1, "$name: the server exits";
-        ok eventually(sub { !grep { running($_) } @pids }, 1), "$name: no process of the script is left"
+        ok eventually(sub { !grep { running($_) } @pids }, 20), "$name: no process of the script is left"
             or push @left, @pids;
     }
 }
@@ -44,17 +44,18 @@ echo "Content-Type: text/plain"
 echo
 echo "page"
 exec >&- 2>&-
-echo $$ > "pid.$QUERY_STRING"
+echo $$ > "pid.$QUERY_STRING.tmp"
+mv "pid.$QUERY_STRING.tmp" "pid.$QUERY_STRING"
 sleep 60
 CGI
 for my $mode (qw(fork exec)) {
     my $server = start_server(no_app => 1, args => ['--cgi-bin', $root, '--cgi-mode', $mode]);
-    my $r = read_response($server->send_get("/cgi-bin/linger.cgi?$mode"), timeout => 5);
+    my $r = read_response($server->send_get("/cgi-bin/linger.cgi?$mode"), timeout => 30);
     is $r && $r->{body}, "page\n", "$mode, lingering: answered";
-    ok wait_for_file("$root/pid.$mode", 5), "$mode, lingering: the script runs on" or next;
+    ok wait_for_file("$root/pid.$mode", 30), "$mode, lingering: the script runs on" or next;
     my ($pid) = slurp("$root/pid.$mode") =~ /(\d+)/;
     is $server->stop, 0, "$mode, lingering: the server exits 0";
-    ok eventually(sub { !running($pid) }, 1), "$mode, lingering: the script is gone" or push @left, $pid;
+    ok eventually(sub { !running($pid) }, 20), "$mode, lingering: the script is gone" or push @left, $pid;
 }
 kill KILL => grep { running($_) } @left;
 done_testing;

@@ -36,7 +36,7 @@ for my $i (1 .. 3) {
     my ($script) = $res->{body} =~ /(\d+)/;
     my @worker = $server->workers;
     my @zygote = map { $_->[0] } children_of(@worker);
-    ok eventually(sub { !grep { $_->[0] == $script } children_of(@zygote) }, 5),
+    ok eventually(sub { !grep { $_->[0] == $script } children_of(@zygote) }, 30),
         "request $i: its script's process is gone, not a zombie of the zygote";
     is scalar(children_of(@worker)), 1, "request $i: the worker has its zygote only, no watchdog";
 }

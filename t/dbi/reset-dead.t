@@ -39,7 +39,6 @@ for my $case (databases()) {
         my ($new) = $connect->()->selectrow_array($id_sql);
         isnt $new, $id, 'the next connect makes a new connection';
         Kamado::DBI::end_request();
-        Kamado::DBI::disconnect_all();
     };
 }
 

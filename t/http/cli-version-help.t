@@ -23,6 +23,11 @@ for my $arg ('--help', '-h') {
     like $r->{stdout}, qr/^ +--max-connections N \(1 to 1048576\)\n +Connections one worker/m,
         "$arg: a numeric option's range on its line, its text below";
     unlike $r->{stdout}, qr/^use strict;|^=head1|^=item/m, "$arg: formatted, not the source";
+    # (an =item right under another, without a blank line, is printed raw)
+    unlike $r->{stdout}, qr/^.*(?:\s=[a-z]+\d?\b|\b[BCEFILSXZ]<).*$/m, "$arg: no POD markup left in the text"
+        or diag grep { /\s=[a-z]+\d?\b|\b[BCEFILSXZ]</ } split /^/, $r->{stdout};
+    like $r->{stdout}, qr/^ +--min-workers N \(1 to 4096\)\n +--max-workers N \(1 to 4096\)\n +Autoscaling/m,
+        "$arg: --min-workers and --max-workers, each on its line";
     is $r->{stderr}, '', "$arg: nothing on stderr";
 }
 done_testing;

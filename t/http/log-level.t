@@ -7,6 +7,8 @@ use lib 't/lib';
 use Test::More;
 use Kamado::Test qw(start_server read_response eventually wait_until);
 use Kamado::Test::Log qw(log_lines);
+# the [error] lines this test provokes on purpose
+Kamado::Test::allow_errors(qr/app died: boom/);
 
 my $app = <<'APP';
 use POSIX ();

@@ -10,8 +10,10 @@ use lib 't/lib';
 use Test::More;
 use POSIX ();
 use Time::Local ();
-use Kamado::Test qw(start_server read_response);
+use Kamado::Test qw(start_server read_response eventually);
 use Kamado::Test::Log qw(log_lines);
+# the [error] lines this test provokes on purpose
+Kamado::Test::allow_errors(qr/cleanup handler died: cleanup for /);
 
 my $server = start_server(workers => 2, args => ['--log-level', 'debug'], app => <<'APP');
 use Time::HiRes ();
@@ -50,6 +52,8 @@ is_deeply [sort keys %by_worker], \@workers, 'the workers the test sees in /proc
 my @generations = $server->generations;
 is scalar @generations, 1, 'one generation';
 
+# the cleanup handlers run after the answers are sent: wait for their lines
+eventually(sub { (() = $server->log =~ /cleanup handler died/g) >= 100 }, 60);
 my $text = $server->log;
 my @lines = log_lines($text);
 my @other = grep { !/^\d{4}-/ } split /\n/, $text;

@@ -37,7 +37,7 @@ ok wait_for_file("$dir/child"), 'the app forked';
 my $child = slurp("$dir/child");
 
 is $server->stop, 0, 'TERM: exit 0';
-ok eventually(sub { !-e "/proc/$child" || (slurp("/proc/$child/stat") // '') =~ /^\d+ \(.*\) Z/s }, 5),
+ok eventually(sub { !-e "/proc/$child" || (slurp("/proc/$child/stat") // '') =~ /^\d+ \(.*\) Z/s }, 30),
     'the child is gone';
 ok !IO::Socket::IP->new(PeerHost => '127.0.0.1', PeerPort => $server->port), 'nothing accepts on the port';
 my @holders = map { m{^/proc/(\d+)/} } grep { (readlink($_) // '') eq "socket:[$inode]" } glob '/proc/[0-9]*/fd/*';

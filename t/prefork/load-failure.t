@@ -9,6 +9,8 @@ use lib 't/lib';
 use Test::More;
 use Time::HiRes ();
 use Kamado::Test qw(start_server);
+# the [error] lines this test provokes on purpose
+Kamado::Test::allow_errors(qr/giving up: the app failed to load|worker can't load the app/);
 
 my $t0 = Time::HiRes::time();
 my $server = start_server(workers => 2, args => ['--no-preload'], no_wait => 1, app => <<'APP');

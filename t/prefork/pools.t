@@ -10,7 +10,7 @@ use lib 't/lib';
 use Test::More;
 use POSIX ();
 use Time::HiRes ();
-use Kamado::Test qw(start_server read_response);
+use Kamado::Test qw(start_server read_response eventually);
 
 my $APP = <<'APP';
 sub {
@@ -40,7 +40,7 @@ sub env_of {
 # returns the set of the ai pool's pids.
 sub pool_pids {
     my ($server, $n, $pool) = @_;
-    my $deadline = Time::HiRes::time() + 10;
+    my $deadline = Time::HiRes::time() + 60;
     while (Time::HiRes::time() < $deadline) {
         my @workers = $server->workers;
         my @ai = grep { my $c = _cmdline($_); $c =~ /^kamado worker ai / } @workers;
@@ -214,9 +214,11 @@ subtest 'a pool worker that dies is replaced in its pool; TTIN grows the default
     my $server = start_server(app => $APP, workers => 1, args => ['--pool', 'ai:/ai/,workers=1']);
     my ($victim) = keys %{ pool_pids($server, 2, 1) };
     kill KILL => $victim;
+    # until the generation reaps it, the victim is still one of its children
+    eventually(sub { !grep { $_ == $victim } $server->workers }, 60) or die "worker $victim not reaped\n";
     my $ai = pool_pids($server, 2, 1);
     ok !$ai->{$victim}, 'a new ai worker replaces the dead one';
-    my $res = env_of(read_response($server->send_get('/ai/after'), timeout => 5));
+    my $res = env_of(read_response($server->send_get("/ai/after"), timeout => 30));
     ok $ai->{ $res->{pid} // 0 }, 'and serves the pool';
     kill TTIN => $server->pid;
     is_deeply pool_pids($server, 3, 1), $ai, 'TTIN: one more worker, in the default pool';

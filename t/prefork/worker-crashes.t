@@ -21,20 +21,23 @@ sub {
 }
 APP
 
-sub pid_of_next { my $res = read_response($server->send_get('/'), timeout => 5); $res && $res->{status} == 200 ? $res->{body} : undef }
+sub pid_of_next {
+    my $res = read_response($server->send_get('/'), timeout => 30);
+    $res && $res->{status} == 200 ? $res->{body} : undef;
+}
 
 for my $case (['/exit', 'status 3'], ['/segv', 'signal 11'], ['/abort', 'signal 6']) {
     my ($path, $how_logged) = @$case;
     my $before = () = $server->log =~ /exited with/g;
-    my ($got, $how) = read_until_close($server->send_get($path), 5);
+    my ($got, $how) = read_until_close($server->send_get($path), 30);
     like $got, qr{\AHTTP/1\.1 500 Internal Server Error\r\n}, "$path: a 500";
     is $how, 'eof', "$path: then the connection was closed";
-    my $deadline = Time::HiRes::time() + 10;
+    my $deadline = Time::HiRes::time() + 30;
     Time::HiRes::sleep(0.02) until (() = $server->log =~ /exited with/g) > $before || Time::HiRes::time() > $deadline;
     like $server->log, qr/worker \d+ exited with \Q$how_logged\E$/m, "$path: the generation logged it ($how_logged)";
     my @served = grep { defined } map { pid_of_next() } 1 .. 10;
     is scalar @served, 10, "$path: the next requests are served";
-    $deadline = Time::HiRes::time() + 10;
+    $deadline = Time::HiRes::time() + 30;
     Time::HiRes::sleep(0.02) until $server->workers == 2 || Time::HiRes::time() > $deadline;
     is scalar(my @w = $server->workers), 2, "$path: two workers again";
 }

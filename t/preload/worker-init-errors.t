@@ -12,6 +12,8 @@ use File::Temp qw(tempdir);
 use Time::HiRes ();
 use Kamado::Test qw(start_server);
 use Kamado::Test::CLI qw(run_kamado);
+# the [error] lines this test provokes on purpose
+Kamado::Test::allow_errors(qr/--worker-init failed/);
 
 my $dir = tempdir(CLEANUP => 1);
 mkdir "$dir/lib" or die;

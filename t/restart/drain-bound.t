@@ -10,6 +10,8 @@ use Test::More;
 use File::Temp qw(tempdir);
 use Kamado::Test qw(start_server read_response wait_until);
 use Kamado::Test::HTTP qw(wait_for_file slurp);
+# the [error] lines this test provokes on purpose
+Kamado::Test::allow_errors(qr/generations are draining/);
 
 my $dir = tempdir(CLEANUP => 1);
 local $ENV{KT_DIR} = $dir;

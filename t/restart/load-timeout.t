@@ -7,6 +7,8 @@ use lib 't/lib';
 use Test::More;
 use File::Temp ();
 use Kamado::Test qw(start_server read_response wait_until);
+# the [error] lines this test provokes on purpose
+Kamado::Test::allow_errors(qr/not loaded within --load-timeout/);
 
 my $dir = File::Temp::tempdir(CLEANUP => 1);
 my $app = "$dir/app.psgi";

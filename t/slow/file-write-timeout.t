@@ -56,6 +56,6 @@ is $attack->{server_closes}, 1, 'the server closed the stalled connection' or di
 my $age = $attack->{closes}[0]{age} // 0;
 cmp_ok $age, '>=', $TIMEOUT - 0.1, sprintf 'not before the write timeout (%.2f s)', $age;
 cmp_ok $age, '<=', $TIMEOUT + 2, 'nor more than 2 s after it';
-ok eventually(sub { my $now = fds(); $now->[0] == 0 && $now->[1] == $before->[1] }, 5),
+ok eventually(sub { my $now = fds(); $now->[0] == 0 && $now->[1] == $before->[1] }, 30),
     'the worker holds no descriptor on the file, and no more sockets than before' or diag explain fds();
 done_testing;

@@ -12,9 +12,9 @@
 /* See output_begin in xs/CGI.xsh. The output file is not emptied for
  * each run: a run's output is what lies before the file's position when
  * it ends (the script and the children it starts share that position),
- * and what earlier runs left past it is not read. Emptying it each time
- * gave its page back and made the next write take a new one: 5 us of a
- * hello request's 6. It is emptied only after a long output. */
+ * and what earlier runs left past it is not read. Emptying it would give
+ * its page back and make the next write take a new one, so it is emptied
+ * only after a long output. */
 #define KD_OUTPUT_KEEP (64 * 1024)
 static off_t output_end;    /* where the last run's output ended */
 

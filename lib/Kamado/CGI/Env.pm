@@ -13,24 +13,16 @@ use Kamado ();
 # as Apache does not pass it. What the server's own environment should
 # add goes through pass (Apache's PassEnv and SetEnv).
 
-# for(psgi_env, script => { name, filename, path_info }, document_root => DIR,
-#     context_prefix => PREFIX, context_root => DIR, pass => [NAME or NAME=VALUE...])
-# What does not change from one request to the script to the next can be
-# made once: for(psgi_env, fixed => fixed(same arguments)), or
-# request(psgi_env, fixed(...)).
-sub for {
-    my ($class, $env, %args) = @_;
-    return request($env, $args{fixed} // fixed($class, %args));
-}
+# request(psgi_env, fixed), in XS (kd_request_env in xs/cgi/kd_cgi_env.c,
+# which runs for every CGI request): the variables of a request, the fixed
+# ones, those of the PSGI env (SERVER_NAME is the Host without its port;
+# every HTTP_ header but the three above), then --cgi-env's (over what the
+# request gave); none is undef.
 
-# request(psgi_env, fixed): the variables of a request, the fixed ones,
-# those of the PSGI env (SERVER_NAME is the Host without its port; every
-# HTTP_ header but the three above), then --cgi-env's (over what the
-# request gave); none is undef. In XS (kd_request_env in xs/cgi/kd_cgi_env.c),
-# where the three are spelled out: a request's variables were a fifth of
-# a hello request's cost in Perl.
-
-# The part of for() that is the same for every request to a script:
+# ->fixed(script => { name, filename, path_info }, document_root => DIR,
+#         context_prefix => PREFIX, context_root => DIR,
+#         pass => [NAME or NAME=VALUE...]):
+# what is the same for every request to a script, made once:
 # { vars, set, unset }.
 sub fixed {
     my ($class, %args) = @_;

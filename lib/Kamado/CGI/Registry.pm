@@ -12,6 +12,7 @@ use Kamado::CGI::Env;
 use Kamado::CGI::Output;
 use Kamado::CGI::Relay;    # (body_input)
 use Kamado::CGI::Reaper;
+use Kamado::ErrorResponse qw(error_response);
 use Kamado::CGI::Require;
 use Kamado::CGI::Persistent;
 use Kamado::CGI::Snapshot;
@@ -89,7 +90,7 @@ close main::DATA if defined fileno main::DATA;
 # PSGI response }
 sub respond {
     my ($class, $args, $env) = @_;
-    my $s = _state($args) // return _error(500);
+    my $s = _state($args) // return error_response(500);
     $s->{used} = ++$USE;
     # the request's body (or nothing), and the worker's files for the
     # output and the errors
@@ -103,7 +104,7 @@ sub respond {
     # (PersistentPerl's shutdown_next_time or shutdown_now: the worker
     # exits once this response is sent)
     $env->{'psgix.harakiri.commit'} = 1 if Kamado::CGI::Persistent::exit_asked();
-    return $compiled || $exited ? _response($keep->{out}, $args, $env) : _error(500);
+    return $compiled || $exited ? _response($keep->{out}, $args, $env) : error_response(500);
 }
 
 # preload(ARGS, ENV): the script compiled now, not run (--preload-cgi:
@@ -406,19 +407,15 @@ sub _response {
         my $parser = Kamado::CGI::Output->new(nph => $args->{script}{nph});
         $head = $parser->feed($bytes);
         # stopped before its head was complete: Apache's answer to a timeout
-        return [504, ['Content-Type' => 'text/plain'], ["Gateway Timeout\n"]] if !$head && $timed_out;
+        return error_response(504) if !$head && $timed_out;
         $head //= $parser->finish;
     }
     if ($head->{error}) {
         Kamado::Log->error("$args->{script}{filename}: $head->{error}");
-        return _error(500);
+        return error_response(500);
     }
     return $args->{redirect}->($env, $head->{redirect}) if defined $head->{redirect};
     return [$head->{status}, $head->{headers}, [$head->{rest}]];
-}
-
-sub _error {
-    return [500, ['Content-Type' => 'text/plain'], ["Internal Server Error\n"]];
 }
 
 1;

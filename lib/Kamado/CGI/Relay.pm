@@ -10,6 +10,7 @@ use Time::HiRes ();
 use Kamado ();
 use Kamado::CGI::Output;
 use Kamado::CGI::Reaper;
+use Kamado::ErrorResponse qw(error_response);
 use Kamado::Log;
 
 # What the modes that run a script in a process of its own (exec, fork)
@@ -47,7 +48,7 @@ sub response {
         my $pid = $a{launch}->($stdin, $out_w, $err_w);
         close $_ for grep { defined } $out_w, $err_w, $stdin;
         if (!$pid) {
-            $respond->([500, ['Content-Type' => 'text/plain'], ["Internal Server Error\n"]]);
+            $respond->(error_response(500));
             return;
         }
         Kamado::CGI::Reaper->started($pid);
@@ -118,7 +119,7 @@ sub _relay {
         my ($head) = @_;
         if ($head->{error}) {
             $log->($head->{error});
-            $respond->([500, ['Content-Type' => 'text/plain'], ["Internal Server Error\n"]]);
+            $respond->(error_response(500));
         } elsif (defined $head->{redirect}) {
             my $res = $a{redirect}->($a{env}, $head->{redirect});
             ref $res eq 'CODE' ? $res->($respond) : $respond->($res);
@@ -205,8 +206,10 @@ sub _relay {
             $log->("no output for $timeout s (--cgi-timeout): stopping it");
             kill TERM => -$pid, $pid;
             $stream->() if $held;
-            $start->({ status => 504, headers => ['Content-Type' => 'text/plain'], rest => "Gateway Timeout\n" })
-                if !$writer && !$done;
+            if (!$writer && !$done) {
+                my $res = error_response(504);
+                $start->({ status => $res->[0], headers => $res->[1], rest => $res->[2][0] });
+            }
             $stream->() if $held;
             $done = $stopped = 1;
             last;

@@ -7,6 +7,7 @@ use parent 'Plack::App::File';
 use HTTP::Date ();
 use Plack::Middleware::ConditionalGET;
 use Kamado::Middleware::Range;
+use Kamado::ErrorResponse qw(error_response);
 
 # The static files of a CGI document root (Kamado::CGI::Mapper has
 # decided the file may be sent): Plack::App::File sends it, with an ETag
@@ -37,12 +38,14 @@ sub locate_file {
 sub serve_path {
     my ($self, $env, $file) = @_;
     my $method = $env->{REQUEST_METHOD};
-    return [405, ['Allow' => 'GET, HEAD', 'Content-Type' => 'text/plain'], ["Method Not Allowed\n"]]
-        unless $method eq 'GET' || $method eq 'HEAD';
+    if ($method ne 'GET' && $method ne 'HEAD') {
+        my $res = error_response(405);
+        push $res->[1]->@*, Allow => 'GET, HEAD';
+        return $res;
+    }
     my $stat = $env->{'kamado.cgi.static'}[1];
     my $etag = sprintf '"%x-%x-%x"', $stat->[1], $stat->[7], $stat->[9];
-    return [412, ['Content-Type' => 'text/plain'], ["Precondition Failed\n"]]
-        unless _precondition($env, $etag, $stat->[9]);
+    return error_response(412) unless _precondition($env, $etag, $stat->[9]);
     if (defined $env->{HTTP_IF_NONE_MATCH} || defined $env->{HTTP_IF_MODIFIED_SINCE}) {
         # (what ConditionalGET compares, as strings: both or neither)
         my $match = _not_modified($env, $etag, $stat->[9]);

@@ -59,7 +59,8 @@ sub reopen_std {
 }
 
 # Whether File::Temp has files or directories to remove "at exit" (a run's
-# tempfile(UNLINK => 1)): its cleanup() costs a hello run 5% otherwise.
+# tempfile(UNLINK => 1)): its cleanup() is called only then, being dear
+# for a run that made none.
 # The lists are file-scoped lexicals its cleanup() closes over, found once;
 # where they are not found (another File::Temp), always.
 my $temp_lists;

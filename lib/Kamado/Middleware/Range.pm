@@ -5,6 +5,7 @@ use warnings;
 
 use parent 'Plack::Middleware';
 use Plack::Util;
+use Kamado::ErrorResponse qw(error_response);
 
 # Byte ranges (RFC 9110 14) of a 200 answer to GET whose body is a file
 # handle of known length (Plack::App::File's): one range is a 206 with
@@ -33,8 +34,9 @@ sub call {
     my ($first, $last) = _range($range, $length) or return $res;
     if ($first eq 'none') {
         close $res->[2] if ref $res->[2] eq 'GLOB';
-        return [416, ['Content-Range' => "bytes */$length", 'Content-Type' => 'text/plain'],
-            ["Range Not Satisfiable\n"]];
+        my $res416 = error_response(416);
+        push $res416->[1]->@*, 'Content-Range' => "bytes */$length";
+        return $res416;
     }
     my $fh = $res->[2];
     seek $fh, $first, 0 or return $res;

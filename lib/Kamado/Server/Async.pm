@@ -8,6 +8,7 @@ use parent 'Kamado::Server';
 use EV;
 use Kamado;
 use Kamado::Log;
+use Kamado::Options ();
 use Kamado::Server::Errors;
 use Kamado::Server::Input;
 use Kamado::Server::Limits;
@@ -32,7 +33,7 @@ use constant BLOCKED => 0.5;
 sub new {
     my ($class, %args) = @_;
     my $self = $class->SUPER::new(%args);
-    $self->{max_streams} = $args{max_streams} // 1000;
+    $self->{max_streams} = $args{max_streams} // Kamado::Options::default('streams');
     $self->{heartbeat} = $args{stream_heartbeat} || 0;    # seconds; 0: none
     $self->{streams} = {};                                  # fd => Kamado::Server::Stream
     return $self;

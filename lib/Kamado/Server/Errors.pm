@@ -4,13 +4,12 @@ use strict;
 use warnings;
 
 use Kamado ();
+use Kamado::ErrorResponse qw(error_response);
 use Kamado::Log;
 
 # What a worker answers when the app fails, and how it says so in the
 # log. The client gets a generic status; the details (the request, and
 # what went wrong) go to the error log only.
-
-my @SERVER_ERROR_HEADERS = ('Content-Type' => 'text/plain', 'Content-Length' => 21);
 
 # What write_response returned when it was not a plain success: false,
 # a head refused (a 500 instead); BODY_MISMATCH, sent, with a body that
@@ -30,12 +29,12 @@ sub invalid_response {
 # The generic answer to an app that failed; the details go to the log.
 sub server_error {
     my ($self, $fd) = @_;
-    $self->{loop}->write_response($fd, 500, [@SERVER_ERROR_HEADERS], ['Internal Server Error']);
+    $self->{loop}->write_response($fd, error_response(500)->@*);
 }
 
 sub timeout_error {
     my ($self, $fd) = @_;
-    $self->{loop}->write_response($fd, 504, ['Content-Type' => 'text/plain'], ['Gateway Timeout']);
+    $self->{loop}->write_response($fd, error_response(504)->@*);
 }
 
 # A line about the request ENV, its request line first: at LEVEL, or

@@ -4,6 +4,7 @@ use strict;
 use warnings;
 
 use Kamado ();
+use Kamado::ErrorResponse qw(error_response);
 use Kamado::Server::Errors;
 
 # What a worker allows a request, as functions over the Kamado::Server
@@ -28,7 +29,7 @@ sub timed_app {
         _arm($self, $env);
         my $res = eval { $app->($env) };
         return $res if defined $res;
-        return [504, ['Content-Type' => 'text/plain'], ['Gateway Timeout']] if $@ eq TIMEOUT_ERROR;
+        return error_response(504) if $@ eq TIMEOUT_ERROR;
         die $@;
     };
 }

@@ -131,4 +131,26 @@ restarting loader when plackup makes the handler; were a future plackup
 to work otherwise, its own restarter would run Kamado as it runs any
 server. With C<--workers 0> plackup's restarter is used.
 
+=head1 METHODS
+
+=over
+
+=item new(%ARGS)
+
+The handler for plackup's arguments (option names with underscores or
+dashes); dies with a one-line message naming a bad option.
+
+=item run($APP)
+
+Serves $APP, with the C<--cgi-bin> and C<--cgi-docroot> mounts beside it,
+until the server stops; returns its exit status.
+
+=item run_reloading($BUILDER, \@WATCH)
+
+What plackup's C<-r>/C<-R> loader calls instead of its own restarter:
+serves with Kamado's reload, each generation calling $BUILDER for the app,
+the supervisor watching @WATCH.
+
+=back
+
 =cut

@@ -17,10 +17,11 @@ use File::Temp ();
 use IO::Socket::IP;
 use IO::Socket::UNIX;
 use POSIX ();
+use Scalar::Util ();
 use Socket qw(SOMAXCONN);
 use Time::HiRes ();
 
-our @EXPORT_OK = qw(start_server raw_request read_response app_file eventually wait_until);
+our @EXPORT_OK = qw(start_server raw_request read_response app_file eventually wait_until allow_errors);
 
 # a server closing a connection must fail the test, not kill it
 $SIG{PIPE} = 'IGNORE';
@@ -52,6 +53,23 @@ sub wait_until(&$) {
 }
 
 
+# The server's [error] lines a test provokes on purpose, as patterns: when
+# a server stops (or its object goes), any other [error] line in its log
+# fails the test, as nginx-tests fail on [alert] lines. allow_errors(RE...)
+# allows them for every server of the test file; start_server's
+# allow_errors => [RE...] for that server only.
+our @ALLOWED_ERRORS;
+sub allow_errors { push @ALLOWED_ERRORS, @_ }
+
+# servers not stopped by the test are stopped (and their logs checked)
+# while Test::More can still count a failure
+my %LIVE;
+
+END {
+    local $?;
+    $_ && $_->{pid} && !exists $_->{status} && $_->stop for values %LIVE;
+}
+
 # Writes PSGI source to a temporary file; returns its path.
 sub app_file {
     my ($source) = @_;
@@ -69,6 +87,7 @@ sub app_file {
 # prefix => [COMMAND]: runs it under another command (unshare, say).
 # journal => 1: JOURNAL_STREAM names the server's STDERR, as systemd sets
 # it when a service's output goes to the journal.
+# allow_errors => [RE...]: [error] lines this server may log (see above).
 sub start_server {
     my (%opt) = @_;
     # (no_app: the server is given no PSGI file, as with --cgi-bin alone)
@@ -105,8 +124,10 @@ sub start_server {
     }
     my $self = bless {
         pid => $pid, listen => $listen, stderr => $stderr, unix => $opt{unix},
+        allow_errors => $opt{allow_errors} // [],
         port => $opt{unix} ? undef : $listen ? $listen->sockport : $opt{port},
     }, __PACKAGE__;
+    Scalar::Util::weaken($LIVE{ Scalar::Util::refaddr($self) } = $self);
     $self->wait_ready unless $opt{no_wait};
     return $self;
 }
@@ -176,13 +197,37 @@ sub wait_exit {
     my $deadline = Time::HiRes::time() + ($timeout // 15);
     while (Time::HiRes::time() < $deadline) {
         if (waitpid($self->{pid}, POSIX::WNOHANG()) > 0) {
-            return $self->{status} = $?;
+            my $status = $?;
+            $self->check_errors;
+            return $self->{status} = $status;
         }
         Time::HiRes::sleep(0.02);
     }
     kill KILL => $self->{pid};
     waitpid $self->{pid}, 0;
+    $self->check_errors;
     return $self->{status} = -1;    # did not stop in time
+}
+
+# The [error] lines of the log that no allowed pattern matches.
+sub unexpected_errors {
+    my ($self) = @_;
+    my @allowed = (@ALLOWED_ERRORS, $self->{allow_errors}->@*);
+    return grep {
+        my $line = $_;
+        !grep { $line =~ $_ } @allowed
+    } $self->log =~ /^(\S+ \[error\] .*)$/mg;
+}
+
+# Fails the test (once per server) when the log has unexpected [error]
+# lines; adds no test when it has none.
+sub check_errors {
+    my ($self) = @_;
+    return if $self->{errors_checked}++;
+    my @lines = $self->unexpected_errors or return;
+    local $Test::Builder::Level = $Test::Builder::Level + 2;
+    Test::More::fail('no unexpected [error] line in the server log');
+    Test::More::diag("  $_") for @lines;
 }
 
 sub DESTROY {

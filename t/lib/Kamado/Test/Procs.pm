@@ -4,7 +4,7 @@ use strict;
 use warnings;
 
 use Exporter 'import';
-our @EXPORT_OK = qw(running zombies_of put_script);
+our @EXPORT_OK = qw(running zombies_of live_children_of put_script);
 
 # Helpers for tests about the processes CGI scripts leave: read from /proc.
 
@@ -27,6 +27,20 @@ sub zombies_of {
         my ($pid) = $stat =~ /\A(\d+)/;
         my ($state, $ppid) = split ' ', substr($stat, rindex($stat, ')') + 2);
         push @found, $pid if $state eq 'Z' && $ppid == $parent;
+    }
+    return @found;
+}
+
+# The children of PID that have not exited.
+sub live_children_of {
+    my ($parent) = @_;
+    my @found;
+    for my $file (glob '/proc/[0-9]*/stat') {
+        open my $fh, '<', $file or next;
+        my $stat = <$fh> // next;
+        my ($pid) = $stat =~ /\A(\d+)/;
+        my ($state, $ppid) = split ' ', substr($stat, rindex($stat, ')') + 2);
+        push @found, $pid if $state ne 'Z' && $ppid == $parent;
     }
     return @found;
 }
