@@ -3,7 +3,8 @@
 # as long between lines each give their first line long before their last
 # (the worker sends what the body has, it does not read it to its end
 # first), chunked, every byte in order, and the connection goes on. A
-# pipe whose whole output is there at once goes out with its length.
+# pipe whose whole output is there at once goes out with its length, and
+# one whose last bytes come with its end loses none of them.
 # Times are bounds only: the first line at least a second before the end.
 use strict;
 use warnings;
@@ -22,6 +23,14 @@ sub {
     my $path = $_[0]{PATH_INFO};
     if ($path eq '/pipe') {
         open my $fh, '-|', $^X, '-e', '$| = 1; for (0 .. 4) { select undef, undef, undef, 0.4 if $_; print "line $_\n" }'
+            or die $!;
+        return [200, ['Content-Type' => 'text/plain'], $fh];
+    }
+    if ($path eq '/end-with-bytes') {
+        # the last bytes and the end of the pipe come together: written
+        # in one go, then the writer gone at once
+        open my $fh, '-|', $^X, '-MPOSIX', '-e',
+            '$| = 1; print "line 0\n"; select undef, undef, undef, 0.3; syswrite STDOUT, "line 1\nline 2\nline 3\nline 4\n"; POSIX::_exit(0)'
             or die $!;
         return [200, ['Content-Type' => 'text/plain'], $fh];
     }
@@ -49,6 +58,11 @@ for my $path ('/pipe', '/object') {
     is $res->{headers}{'transfer-encoding'}, 'chunked', 'chunked';
     is $res->{body}, $lines, 'every line, in order';
     cmp_ok $end - $first, '>', 1, sprintf 'the first bytes at %.2f s, the end at %.2f s', $first, $end;
+}
+for my $n (1 .. 5) {
+    syswrite $c, "GET /end-with-bytes HTTP/1.1\r\nHost: x\r\n\r\n";
+    my $res = read_response($c, timeout => 20);
+    is $res && $res->{body}, $lines, "the last bytes, which come with the end of the pipe, are sent too ($n)";
 }
 syswrite $c, "GET /quick HTTP/1.1\r\nHost: x\r\n\r\n";
 my $res = read_response($c, timeout => 20);

@@ -84,13 +84,15 @@ sub _respond_stream {
     }
     my $sent = eval {
         my $more = 1;
-        while ($more) {
+        while (1) {
             for my $chunk (@start) {
                 my $ok = $loop->write_body($fd, $chunk);
                 die "Wide character in a PSGI response body\n" if defined $ok && !$ok;
                 return 1 if !$ok;    # the client went away
             }
+            last unless $more;
             if ($pipe) {
+                # (the last bytes may come with the end: sent before the loop stops)
                 ($more, @start) = _available($body, $self->{write_buffer}, 1);
                 $more = !$more;
             } else {
