@@ -151,83 +151,12 @@ int kd_write_all(kd_loop *l, int fd, struct iovec *iov, int iovcnt)
     return 0;
 }
 
-/* Writes the unsent rest of a response to an unlinked temporary file for
- * kd_flush_out() to sendfile. 0, or -1 when no file could take it. */
-static int spool_out(kd_loop *l, kd_conn *c, const struct iovec *iov, int iovcnt, size_t left)
-{
-    int fd = kd_temp_file(), i;
-    if (fd < 0)
-        return -1;
-    for (i = 0; i < iovcnt; i++) {
-        if (kd_write_file(fd, iov[i].iov_base, iov[i].iov_len) != 0) {
-            close(fd);                /* a full disk: write it the slow way */
-            return -1;
-        }
-    }
-    c->out.fd = fd;
-    c->out.file_off = 0;
-    c->out.file_end = (int64_t)left;
-    c->out.spooled = left;
-    l->spool_total += left;
-    c->out.flushing = 1;
-    return 0;
-}
-
+/* A response's last bytes are held as kd_write_more holds any: after
+ * what the connection holds already, in the same bounds. */
 int kd_write_last(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt)
 {
-    struct msghdr m;
-    ssize_t n;
-    size_t left = 0;
-    int i;
-    char *p;
-
     kd_stream_off(l, c);
-    if (c->out.flushing)
-        return kd_write_more(l, c, iov, iovcnt);   /* after what is held, in order */
-
-    memset(&m, 0, sizeof m);
-    m.msg_iov = iov;
-    m.msg_iovlen = (size_t)(iovcnt > 1024 ? 1024 : iovcnt);
-    do {
-        n = sendmsg(c->fd, &m, MSG_NOSIGNAL);
-    } while (n < 0 && errno == EINTR);
-    kd_count_out(l, n);
-    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
-        return -1;
-    if (n < 0)
-        n = 0;
-    l->sent += (uint64_t)n;
-    while (iovcnt > 0 && (size_t)n >= iov->iov_len) {
-        n -= (ssize_t)iov->iov_len;
-        iov++;
-        iovcnt--;
-    }
-    if (iovcnt == 0)
-        return 0;                     /* the usual case: all taken at once */
-    iov->iov_base = (char *)iov->iov_base + n;
-    iov->iov_len -= (size_t)n;
-    for (i = 0; i < iovcnt; i++)
-        left += iov[i].iov_len;
-    if (left > l->write_buffer || l->out_total + left > 32 * l->write_buffer ||
-        !(p = malloc(left))) {
-        if (l->write_buffer > 0 && l->spool_total + left <= 256 * l->write_buffer &&
-            spool_out(l, c, iov, iovcnt, left) == 0) {
-            l->sent += left;          /* the loop's to send now */
-            return 0;
-        }
-        return kd_write_all(l, c->fd, iov, iovcnt);
-    }
-    c->out.buf = p;
-    c->out.len = left;
-    c->out.off = 0;
-    for (i = 0; i < iovcnt; i++) {
-        memcpy(p, iov[i].iov_base, iov[i].iov_len);
-        p += iov[i].iov_len;
-    }
-    l->out_total += left;
-    l->sent += left;
-    c->out.flushing = 1;
-    return 0;
+    return kd_write_more(l, c, iov, iovcnt);
 }
 
 /* Waits (up to write_timeout without progress) until c holds no bytes.
