@@ -18,29 +18,22 @@ sub running {
 }
 
 # The zombie children of PID.
-sub zombies_of {
-    my ($parent) = @_;
-    my @found;
-    for my $file (glob '/proc/[0-9]*/stat') {
-        open my $fh, '<', $file or next;
-        my $stat = <$fh> // next;
-        my ($pid) = $stat =~ /\A(\d+)/;
-        my ($state, $ppid) = split ' ', substr($stat, rindex($stat, ')') + 2);
-        push @found, $pid if $state eq 'Z' && $ppid == $parent;
-    }
-    return @found;
-}
+sub zombies_of { return _children_of($_[0], sub { $_[0] eq 'Z' }) }
 
 # The children of PID that have not exited.
-sub live_children_of {
-    my ($parent) = @_;
+sub live_children_of { return _children_of($_[0], sub { $_[0] ne 'Z' }) }
+
+# The children of PARENT whose state (a letter of /proc/PID/stat) WANTED
+# accepts.
+sub _children_of {
+    my ($parent, $wanted) = @_;
     my @found;
     for my $file (glob '/proc/[0-9]*/stat') {
         open my $fh, '<', $file or next;
         my $stat = <$fh> // next;
         my ($pid) = $stat =~ /\A(\d+)/;
         my ($state, $ppid) = split ' ', substr($stat, rindex($stat, ')') + 2);
-        push @found, $pid if $state ne 'Z' && $ppid == $parent;
+        push @found, $pid if $ppid == $parent && $wanted->($state);
     }
     return @found;
 }
