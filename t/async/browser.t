@@ -7,12 +7,9 @@ use warnings;
 use lib 't/lib';
 use Test::More;
 use File::Temp ();
-use HTTP::Tiny;
-use JSON::PP ();
 use IO::Socket::IP;
-use POSIX ();
 use Kamado::Test qw(start_server eventually);
-use Kamado::Test::Plackup qw(free_port);
+use Kamado::Test::WebDriver;
 
 my ($chromium) = grep { -x } qw(/usr/bin/chromium /usr/bin/chromium-browser);
 my ($driver) = grep { -x } qw(/usr/bin/chromedriver);
@@ -28,39 +25,11 @@ local $ENV{AI_UPSTREAM} = "http://127.0.0.1:$app_port/ai/upstream";
 my $server = start_server(app_file => 'examples/demo.psgi', self_bind => 1, port => $app_port, workers => 1,
     args => ['--listen', "127.0.0.1:$app_port", '--pool', 'ai:/ai/,async', '--pool', 'chat:/chat/,async']);
 
-my $port = free_port();
-my $driver_pid = fork // die "fork: $!";
-if ($driver_pid == 0) {
-    open STDOUT, '>', "$dir/chromedriver.log" or POSIX::_exit(111);
-    open STDERR, '>&', \*STDOUT or POSIX::_exit(111);
-    Kamado::set_parent_death_signal(POSIX::SIGTERM());
-    exec $driver, "--port=$port" or POSIX::_exit(111);
-}
-my $http = HTTP::Tiny->new(timeout => 30);
-my $json = JSON::PP->new->canonical;
-my $wd = "http://127.0.0.1:$port";
-sub call {
-    my ($method, $path, $body) = @_;
-    my $res = $http->request($method, "$wd$path",
-        $body ? {content => $json->encode($body), headers => {'Content-Type' => 'application/json'}} : {});
-    my $data = eval { $json->decode($res->{content}) } // {};
-    die "WebDriver $method $path: $res->{status} " . ($data->{value}{message} // $res->{content}) . "\n"
-        unless $res->{success};
-    return $data->{value};
-}
+my $wd = Kamado::Test::WebDriver->start($driver, "$dir");
+sub call { $wd->call(@_) }
 sub js { call(POST => "/session/$_[0]/execute/sync", {script => $_[1], args => []}) }
-ok eventually(sub { my $r = $http->get("$wd/status"); $r->{success} && $json->decode($r->{content})->{value}{ready} }, 15),
-    'chromedriver is ready';
-my $sid = eval {
-    call(POST => '/session', {capabilities => {alwaysMatch => {
-        browserName => 'chrome',
-        'goog:chromeOptions' => {
-            binary => $chromium,
-            args => ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
-                     "--user-data-dir=$dir/profile"],
-        },
-    }}})->{sessionId};
-};
+ok $wd->ready, 'chromedriver is ready';
+my $sid = eval { $wd->session($chromium) };
 ok $sid, 'a headless Chromium session' or diag $@;
 
 # the streamed answer: tokens appear before the end, then the end
@@ -85,7 +54,6 @@ ok eventually(sub { js($sid, q{return document.getElementById('log').textContent
     'a message sent comes back broadcast';
 
 eval { call(DELETE => "/session/$sid") };
-kill TERM => $driver_pid;
-waitpid $driver_pid, 0;
+$wd->stop;
 is $server->stop, 0, 'the server stops';
 done_testing;

@@ -10,13 +10,10 @@ use warnings;
 use lib 't/lib';
 use Test::More;
 use File::Temp ();
-use HTTP::Tiny;
-use JSON::PP ();
 use MIME::Base64 ();
-use POSIX ();
 use Time::HiRes ();
 use Kamado::Test qw(eventually read_response);
-use Kamado::Test::Plackup qw(free_port);
+use Kamado::Test::WebDriver;
 use Kamado::Test::Status qw(status_server status_json wait_file_app);
 
 my ($chromium) = grep { -x } qw(/usr/bin/chromium /usr/bin/chromium-browser);
@@ -34,40 +31,12 @@ ok eventually(sub { !grep { !$_->{memory}{private} } status_json($server)->{work
     'the workers\' memory measured (once a second)';
 
 # chromedriver on a port of its own, stopped by its pid
-my $port = free_port();
-my $driver_pid = fork // die "fork: $!";
-if ($driver_pid == 0) {
-    open STDOUT, '>', "$dir/chromedriver.log" or POSIX::_exit(111);
-    open STDERR, '>&', \*STDOUT or POSIX::_exit(111);
-    Kamado::set_parent_death_signal(POSIX::SIGTERM());
-    exec $driver, "--port=$port" or POSIX::_exit(111);
-}
-my $http = HTTP::Tiny->new(timeout => 30);
-my $json = JSON::PP->new->canonical;
-my $wd = "http://127.0.0.1:$port";
-sub call {
-    my ($method, $path, $body) = @_;
-    my $res = $http->request($method, "$wd$path",
-        $body ? {content => $json->encode($body), headers => {'Content-Type' => 'application/json'}} : {});
-    my $data = eval { $json->decode($res->{content}) } // {};
-    die "WebDriver $method $path: $res->{status} " . ($data->{value}{message} // $res->{content}) . "\n"
-        unless $res->{success};
-    return $data->{value};
-}
-ok eventually(sub { my $r = $http->get("$wd/status"); $r->{success} && $json->decode($r->{content})->{value}{ready} }, 15),
-    'chromedriver is ready';
+my $wd = Kamado::Test::WebDriver->start($driver, "$dir");
+sub call { $wd->call(@_) }
+ok $wd->ready, 'chromedriver is ready';
 
 my $t0 = Time::HiRes::time();
-my $session = eval {
-    call(POST => '/session', {capabilities => {alwaysMatch => {
-        browserName => 'chrome',
-        'goog:chromeOptions' => {
-            binary => $chromium,
-            args => ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
-                     '--window-size=1280,900', "--user-data-dir=$dir/profile"],
-        },
-    }}})->{sessionId};
-};
+my $session = eval { $wd->session($chromium, '--window-size=1280,900') };
 ok $session, 'a headless Chromium session' or diag $@;
 my $sid = "/session/$session";
 my $page = "http://127.0.0.1:$server->{status_port}/?refresh=0";
@@ -114,8 +83,7 @@ ok eventually(sub { !call(POST => "$sid/execute/sync", {args => [], script => 'r
 
 eval { call(DELETE => $sid) };
 cmp_ok Time::HiRes::time() - $t0, '<', 20, 'the browser part within 20 s';
-kill TERM => $driver_pid;
-waitpid $driver_pid, 0;
+$wd->stop;
 
 open my $go, '>', "$dir/go" or die;
 close $go;
