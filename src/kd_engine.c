@@ -25,6 +25,7 @@
 #include "sys/kd_fdpass.c"
 
 #include "proto/kd_parser.c"
+#include "proto/kd_chunked.c"
 #include "proto/kd_frame.c"
 #include "proto/kd_head.c"
 #include "proto/kd_proxy.c"

@@ -1,5 +1,5 @@
 # Builds and runs t/c/test_parser.c, the table-driven C unit tests of the
-# request-head parser and the chunked decoder (src/proto/kd_parser.c), and passes
+# request-head parser and the chunked decoder (src/proto/kd_parser.c, kd_chunked.c), and passes
 # their TAP through: once with the system C compiler, and once more under
 # AddressSanitizer + UndefinedBehaviorSanitizer when clang is installed.
 use strict;

@@ -1,4 +1,4 @@
-/* kd_parser.h: HTTP/1.x request-head parser and chunked-body decoder.
+/* kd_parser.h: HTTP/1.x request-head parser (kd_parser.c) and chunked-body decoder (kd_chunked.c).
  *
  * Plain C99, no perl.h: unit-tested and fuzzed on its own (t/c/, fuzz/).
  * The parser never allocates and never prints; it points into the caller's

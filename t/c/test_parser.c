@@ -1,4 +1,4 @@
-/* t/c/test_parser.c: table-driven C unit tests for src/proto/kd_parser.c,
+/* t/c/test_parser.c: table-driven C unit tests for src/proto/kd_parser.c and kd_chunked.c,
  * printed as TAP ("ok N - name", diagnostics as "# ...", plan "1..N" last).
  * Run by t/c-parser.t (system compiler, then clang ASan+UBSan if present).
  *
