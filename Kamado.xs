@@ -34,7 +34,7 @@
 #include <time.h>
 #include <pthread.h>
 #include <sys/wait.h>
-#include "perliol.h"      /* the layers of a handle: Kamado::CGI::Zygote::_exit_if_quiet */
+#include "perliol.h"      /* the layers of a handle: Kamado::CGI::Process::Zygote::_exit_if_quiet */
 
 typedef kd_sb *Kamado__Scoreboard;
 

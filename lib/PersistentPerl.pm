@@ -12,7 +12,7 @@ our $VERSION = '2.23';
 # Where the calls go:
 # - in a Kamado worker running the script (modes registry and perlrun),
 #   to the runner Kamado puts in $RUNNER for the run
-#   (Kamado::CGI::Persistent), which knows when the script's state ends;
+#   (Kamado::CGI::InProcess::Persistent), which knows when the script's state ends;
 # - elsewhere (plain perl, mod_perl, and Kamado's fork mode, where each
 #   request is a process of its own), the process's end is the end: the
 #   cleanups and shutdown handlers run in the END block below.

@@ -41,10 +41,11 @@ is mode_of('env.cgi', 'fork'), 'Kamado::CGI::Mode::Fork', '#!/usr/bin/env perl i
 is mode_of('env-python.cgi', 'fork'), 'Kamado::CGI::Mode::Exec', '#!/usr/bin/env python3 is not';
 is mode_of('elf.cgi', 'fork'), 'Kamado::CGI::Mode::Exec', 'a program: exec';
 is mode_of('taint.cgi', 'fork'), 'Kamado::CGI::Mode::Fork', '#! -T in fork mode: fork';
-ok !defined &CORE::GLOBAL::exit && !$INC{'Kamado/CGI/Registry.pm'}, 'still nothing overridden: no in-process mode chosen';
+ok !defined &CORE::GLOBAL::exit && !$INC{'Kamado/CGI/InProcess/Run.pm'},
+    'still nothing overridden: no in-process mode chosen';
 is mode_of('taint.cgi', 'registry'), 'Kamado::CGI::Mode::Fork', '#! -T asked to run in-process: fork';
 is mode_of('sh.cgi', 'perlrun'), 'Kamado::CGI::Mode::Exec', 'another interpreter asked to run in-process: exec';
-ok !$INC{'Kamado/CGI/Registry.pm'}, 'not loaded while no script runs in-process';
+ok !$INC{'Kamado/CGI/InProcess/Run.pm'}, 'not loaded while no script runs in-process';
 is mode_of('w.cgi', 'registry'), 'Kamado::CGI::Mode::Registry', '#! -wl: in-process';
 ok defined &CORE::GLOBAL::exit, 'the overrides installed once an in-process mode is chosen';
 is mode_of('sub/other.cgi', 'fork'), 'Kamado::CGI::Mode::PerlRun', ".kamado-cgi's mode for its directory";

@@ -1,6 +1,6 @@
 # Kamado::CGI::*: the CGI runner's glue over xs/cgi/kd_cgi_*.c. Included by Kamado.xs.
 
-MODULE = Kamado    PACKAGE = Kamado::CGI::Registry
+MODULE = Kamado    PACKAGE = Kamado::CGI::InProcess::Run
 
 PROTOTYPES: DISABLE
 
@@ -74,7 +74,7 @@ CODE:
     }
 }
 
-MODULE = Kamado    PACKAGE = Kamado::CGI::World
+MODULE = Kamado    PACKAGE = Kamado::CGI::InProcess::World
 
 PROTOTYPES: DISABLE
 
@@ -292,7 +292,7 @@ CODE:
 OUTPUT:
     RETVAL
 
-MODULE = Kamado    PACKAGE = Kamado::CGI::Snapshot
+MODULE = Kamado    PACKAGE = Kamado::CGI::InProcess::Snapshot
 
 PROTOTYPES: DISABLE
 
@@ -311,7 +311,7 @@ PPCODE:
         PUSHs(*av_fetch(opened, i, 0));
 }
 
-MODULE = Kamado    PACKAGE = Kamado::CGI::Relay
+MODULE = Kamado    PACKAGE = Kamado::CGI::Process::Relay
 
 PROTOTYPES: DISABLE
 
@@ -321,7 +321,7 @@ PPCODE:
 {
     /* (output, errors, output still open, errors still open): what a
      * script wrote to its pipes until its output ended, for at most HOLD
-     * seconds, up to about MAX bytes of output (Kamado::CGI::Relay). */
+     * seconds, up to about MAX bytes of output (Kamado::CGI::Process::Relay). */
     SV *out = sv_2mortal(newSVpvs(""));
     SV *err = sv_2mortal(newSVpvs(""));
     int out_open, err_open;
@@ -357,7 +357,7 @@ CODE:
 OUTPUT:
     RETVAL
 
-MODULE = Kamado    PACKAGE = Kamado::CGI::Zygote
+MODULE = Kamado    PACKAGE = Kamado::CGI::Process::Zygote
 
 PROTOTYPES: DISABLE
 
@@ -366,7 +366,7 @@ recv_with_fds(int sock)
 PPCODE:
 {
     /* One message sent by send_with_fds: (payload, descriptors...), or
-     * nothing at the end of the stream or on an error (Kamado::CGI::Zygote). */
+     * nothing at the end of the stream or on an error (Kamado::CGI::Process::Zygote). */
     int fds[KD_MAX_PASS], n, i;
     SV *payload = sv_2mortal(newSVpvs(""));
     n = kd_recv_with_fds(aTHX_ sock, payload, fds);
@@ -420,7 +420,7 @@ void
 _exit_if_quiet(int status, SV *quiet = NULL)
 CODE:
 {
-    /* Called by a forked CGI child (Kamado::CGI::Zygote) from its END
+    /* Called by a forked CGI child (Kamado::CGI::Process::Zygote) from its END
      * block, the last one. Perl's exit from here (global destruction) walks
      * every SV of the heap the child shares with its zygote and writes to
      * every glob: copy-on-write faults, a sixth of the CPU a hello world

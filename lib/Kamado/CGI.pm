@@ -137,7 +137,7 @@ sub preload {
     require Kamado::CGI::Preload;
     my $count = Kamado::CGI::Preload->run($self, $args{prefix} // '');
     # (the generation's files for the in-process runs: each worker has its own)
-    Kamado::CGI::Registry::release() if defined &Kamado::CGI::Registry::release;
+    Kamado::CGI::InProcess::Run::release() if defined &Kamado::CGI::InProcess::Run::release;
     my @said = map { "$count->{$_} $_" } grep { $_ ne 'failed' && $count->{$_} } sort keys %$count;
     # (fork mode's are started by each worker)
     Kamado::Log->info("--preload-cgi $self->{root}: " . (@said ? join(', ', @said) : 'no script to compile')
@@ -378,7 +378,7 @@ C<--preload-cgi>.
 Each worker starts, per script, a perl that compiles the script as its
 main program (as CGI does: package C<main>, C<__END__> and C<DATA>, the
 C<#!> switches, named subs sharing file-scoped lexicals) and then waits
-(L<Kamado::CGI::Zygote>). Each request is run by a fork of it, which
+(L<Kamado::CGI::Process::Zygote>). Each request is run by a fork of it, which
 gets the request's STDIN, STDOUT, STDERR and environment, runs the
 script once and exits: globals, C<exit> (inside C<eval> too), END
 blocks, C<%SIG>, C<alarm>, cwd, umask and open handles are as fresh as
@@ -403,7 +403,7 @@ the reference the persistent modes are measured against.
 
 The script is compiled once per worker and runs inside it, as under
 ModPerl::Registry, without what Registry gets wrong
-(L<Kamado::CGI::Registry>): C<exit> ends the script wherever it is
+(L<Kamado::CGI::InProcess::Run>): C<exit> ends the script wherever it is
 called (inside C<eval> too) without calling its C<$SIG{__DIE__}>; STDIN,
 STDOUT and STDERR are real descriptors, so C<system>, pipes, C<format>
 and C<sysread> work; the script runs in its directory with exactly the
@@ -419,7 +419,7 @@ left open are closed; a package-less library (C<require './lib.pl'>) is
 compiled into the package of each script that requires it, and its top
 level runs again on each request. A script is compiled again when it or a
 library it loaded changes. A worker keeps at most 200 compiled scripts
-(C<$Kamado::CGI::Registry::MAX_COMPILED>); past it, the least recently
+(C<$Kamado::CGI::InProcess::Run::MAX_COMPILED>); past it, the least recently
 used is discarded with its packages and compiled again when it is next
 asked for. A script that calls C<exit> in a C<BEGIN> block gets what it
 printed sent, and is compiled (and exits) again on the next request, as a
@@ -562,7 +562,7 @@ with a 504 if nothing was sent.
 The response is complete when the script's output closes: a script that
 closes STDOUT and STDERR and goes on running does not hold the worker,
 which reaps it later and stops its group if it is still there
-C<timeout> seconds on (L<Kamado::CGI::Reaper>). A worker that exits stops
+C<timeout> seconds on (L<Kamado::CGI::Process::Reaper>). A worker that exits stops
 the groups of its scripts still running, and the processes a worker
 killed outright leaves behind are stopped by its generation: no script
 process outlives the server.

@@ -256,7 +256,7 @@ sub _adopt {
     $owner = $$;
 }
 
-# At the end of a fork mode child (Kamado::CGI::Zygote's quiet exit):
+# At the end of a fork mode child (Kamado::CGI::Process::Zygote's quiet exit):
 # closes the connections this process made itself, as their destructors
 # would have, and returns DBI's destructors, which then have nothing left
 # to do that anyone could see: every handle still open is its zygote's,

@@ -310,7 +310,7 @@ still running when its worker was killed, what the script started) is
 its child by then; each one's process group gets TERM, then KILL 2
 seconds later. Before a worker exits it calls the subs in
 C<@Kamado::Prefork::AT_WORKER_EXIT> (with 1 when it exits at once, on
-INT): L<Kamado::CGI::Reaper> stops its scripts' groups there.
+INT): L<Kamado::CGI::Process::Reaper> stops its scripts' groups there.
 
 =item HUP
 

@@ -27,7 +27,7 @@ use Time::HiRes ();
 # What $SIG{CHLD} is while a worker waits for a request, and only then
 # (during one, a handler would take the exit status the app's own
 # waitpid or system() waits for); undef: it is left as it is.
-# Kamado::CGI::Reaper sets it while children an in-process CGI script
+# Kamado::CGI::Process::Reaper sets it while children an in-process CGI script
 # forked are left, to reap them as they exit.
 our $IDLE_CHLD;
 

@@ -1,6 +1,6 @@
 # Mode fork: how a request's process ends. A child whose global
 # destruction would show nothing leaves with _exit (Kamado.xs,
-# Kamado::CGI::Zygote::_exit_if_quiet); whatever perl's exit does that
+# Kamado::CGI::Process::Zygote::_exit_if_quiet); whatever perl's exit does that
 # shows must still happen, in both ways out: END blocks, DESTROY of what is
 # left, buffers of handles the script never closed, encoding layers, a pipe
 # to a process, File::Temp's cleanup, the exit code's END blocks seeing $?.

@@ -1,5 +1,5 @@
 # The in-process modes override require, do, exit, caller and exec for the
-# code compiled after Kamado::CGI::Registry loads (at startup when an
+# code compiled after Kamado::CGI::InProcess::Run loads (at startup when an
 # in-process mode is the default, else when a script first runs in one). Outside a script's run they must be perl's own:
 # code a PSGI app compiles later must not see a difference.
 use strict;
@@ -7,7 +7,7 @@ use warnings;
 use lib 't/lib';
 use Test::More;
 use File::Temp ();
-use Kamado::CGI::Registry;
+use Kamado::CGI::InProcess::Run;
 
 my $dir = File::Temp::tempdir(CLEANUP => 1);
 open my $fh, '>', "$dir/lib.pl" or die;
@@ -30,7 +30,7 @@ PERL
 eval $code or die $@;
 
 ok Some::App::load_with_do(), 'do of a file';
-ok defined &Some::App::lib_hello && !defined &Kamado::CGI::Require::lib_hello,
+ok defined &Some::App::lib_hello && !defined &Kamado::CGI::InProcess::Require::lib_hello,
     "a package-less file lands in the caller's package, as without the override";
 is $Some::App::loaded, 1, 'its top level ran once';
 ok Some::App::load_with_require(), 'require of the same file';

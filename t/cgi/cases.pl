@@ -1,3 +1,4 @@
+#<<< (a hand-laid table: perltidy leaves it as it is)
 # t/cgi/cases.pl -- manifest of the CGI hazard fixtures (issue 4).
 #
 # Data only: `my @cases = do './t/cgi/cases.pl'` (or require) returns a list
@@ -94,7 +95,7 @@ my $form = { 'Content-Type' => 'application/x-www-form-urlencoded' };
 { script => 'a3-fatals-to-browser.cgi', hazard => 'A3', what => 'CGI::Carp fatalsToBrowser error page (Status: 500 from CGI::Carp)',
   compare => 'exact', requires => ['CGI::Carp'],
   # ($^S is true in-process, but CGI::Carp is asked whether the script
-  # itself is in an eval: Kamado::CGI::Registry::_script_in_eval)
+  # itself is in an eval: Kamado::CGI::InProcess::Run::_script_in_eval)
   registry => 'same', perlrun => 'same',
   requests => [
     { method => 'GET', query => 'item1', expect => { status => 500, headers => { 'Content-Type' => 'text/html' },
@@ -133,7 +134,7 @@ my $form = { 'Content-Type' => 'application/x-www-form-urlencoded' };
 # ---------------------------------------------------------------- B
 { script => 'b1-file-scoped-my.cgi', hazard => 'B1', what => 'named subs read file-scoped my variables (closure problem)',
   compare => 'exact',
-  registry => 'same (the named subs are pointed at each run\'s file-scoped lexicals before it starts: Kamado::CGI::Registry::share_lexicals)',
+  registry => 'same (the named subs are pointed at each run\'s file-scoped lexicals before it starts: Kamado::CGI::InProcess::Run::share_lexicals)',
   requests => [
     { method => 'GET', query => 'name=alice&host=h1', expect => { status => 200, body => "count: 2 / 2\nhello alice\ncheck: valid\n" } },
     { method => 'GET', query => 'name=bob&host=h2', expect => { status => 200, body => "count: 2 / 2\nhello bob\ncheck: valid\n" } },
@@ -141,7 +142,7 @@ my $form = { 'Content-Type' => 'application/x-www-form-urlencoded' };
   ] },
 { script => 'b2-package-global.cgi', hazard => 'B2', what => 'package globals: counter and $authenticated are fresh each request',
   compare => 'exact',
-  registry => 'same (package variables are put back to their compile-time values after each run: Kamado::CGI::Snapshot)',
+  registry => 'same (package variables are put back to their compile-time values after each run: Kamado::CGI::InProcess::Snapshot)',
   requests => [
     { method => 'GET', query => 'user=alice&pass=secret', expect => { status => 200, body => "hits=1\nauthenticated=1\nseen=1\n" } },
     { method => 'GET', query => 'user=mallory', expect => { status => 200, body => "hits=1\nauthenticated=0\nseen=1\n" } },
@@ -243,7 +244,7 @@ my $form = { 'Content-Type' => 'application/x-www-form-urlencoded' };
 { script => 'b9-caller-guard.cgi', hazard => 'B9', what => 'modulino guard: main() unless caller; caller depth',
   compare => 'exact',
   # in-process the script is the body of a sub, but caller hides it
-  registry => 'same (Kamado::CGI::Registry\'s caller: no frame reaches past the script\'s top)',
+  registry => 'same (Kamado::CGI::InProcess::Run\'s caller: no frame reaches past the script\'s top)',
   perlrun  => 'same',
   requests => [
     { method => 'GET', query => 'a=1', expect => { status => 200, body => "main ran, depth=1\ncalled from line 11 of b9-caller-guard.cgi\n" } },
@@ -686,3 +687,4 @@ my $form = { 'Content-Type' => 'application/x-www-form-urlencoded' };
     { method => 'GET', query => 'a=3', expect => { status => 200, body => "tempfiles=1\n" } },
   ] },
 );
+#>>>

@@ -1,5 +1,5 @@
 # Fork mode with MariaDB: a child that used DBI leaves without perl's
-# global destruction (Kamado::CGI::Zygote's quiet exit) only once nothing
+# global destruction (Kamado::CGI::Process::Zygote's quiet exit) only once nothing
 # a destructor does can be missed: a connection the child made itself is
 # closed as its destructor would close it (the server counts no aborted
 # client, and it is gone), the connection lent by the zygote stays open

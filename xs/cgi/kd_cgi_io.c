@@ -80,7 +80,7 @@ kd_read_output(pTHX_ int out_fd)
     return kd_read_range(aTHX_ out_fd, 0, end);
 }
 
-/* Kamado::CGI::Mode::Fork / Kamado::CGI::Zygote: a request to a zygote is one
+/* Kamado::CGI::Mode::Fork / Kamado::CGI::Process::Zygote: a request to a zygote is one
  * message: an 8-byte head (the payload's length, the number of
  * descriptors), the payload, and up to KD_MAX_PASS descriptors
  * (SCM_RIGHTS, arriving with its first byte). */
@@ -213,7 +213,7 @@ kd_recv_with_fds(pTHX_ int sock, SV *payload, int *fds)
     return -1;
 }
 
-/* Kamado::CGI::Relay: what a script writes to its output and error pipes
+/* Kamado::CGI::Process::Relay: what a script writes to its output and error pipes
  * (OUT_FD, ERR_FD) until its output ends, or for HOLD seconds, or until
  * MAX bytes of output. Appends to OUT and ERR; sets *OUT_OPEN and
  * *ERR_OPEN to whether each pipe is still open. */

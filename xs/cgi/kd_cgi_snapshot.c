@@ -4,7 +4,7 @@
  * the parts before it (kd_cgi_env.c, kd_cgi_world.c, kd_cgi_io.c,
  * kd_cgi_snapshot.c); their XS is xs/CGI.xsh. */
 
-/* Kamado::CGI::Snapshot: a script's package variables put back after a
+/* Kamado::CGI::InProcess::Snapshot: a script's package variables put back after a
  * run, from VARS ([glob ref, scalar, array ref, hash ref, was open]...,
  * see Snapshot.pm): what the Perl loop did for each glob, in C (a legacy
  * script with fifty globals paid a thousand Perl ops a request for it).
@@ -24,7 +24,7 @@ kd_snapshot_copy(pTHX_ SV *value)
     PUSHMARK(SP);
     XPUSHs(value);
     PUTBACK;
-    n = call_pv("Kamado::CGI::Snapshot::_copy", G_SCALAR);
+    n = call_pv("Kamado::CGI::InProcess::Snapshot::_copy", G_SCALAR);
     SPAGAIN;
     copy = n == 1 ? newSVsv(POPs) : newSV(0);
     PUTBACK;

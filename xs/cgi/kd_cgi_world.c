@@ -222,7 +222,7 @@ kd_locale_enter(pTHX_ HV *env)
     kd_locale_keep();
 }
 
-/* Kamado::CGI::World::world_enter/world_leave: what a run changes in
+/* Kamado::CGI::InProcess::World::world_enter/world_leave: what a run changes in
  * the worker, put aside and back in one call each way: the signal
  * handlers (compared after the run), umask, the selected handle,
  * descriptors 0-2, %ENV and the environment, the working directory. */

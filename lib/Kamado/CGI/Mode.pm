@@ -30,7 +30,7 @@ my %IN_PROCESS = (registry => 1, perlrun => 1);
 # it, for auto }) or (undef, error) when a .kamado-cgi file that governs
 # it cannot be used. Mode auto is kamado check's verdict for the script
 # (Kamado::CGI::Auto). The module is loaded when it is first chosen: the in-process
-# modes' overrides of perl's built-ins (Kamado::CGI::Registry) are
+# modes' overrides of perl's built-ins (Kamado::CGI::InProcess::Run) are
 # installed only in a worker that uses them.
 sub for {
     my ($class, $file, %a) = @_;

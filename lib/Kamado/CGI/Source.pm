@@ -105,7 +105,7 @@ Kamado::CGI::Source - a CGI script's code, DATA text and #! switches
 
 =head1 DESCRIPTION
 
-Used by L<Kamado::CGI::Registry>. The search for the end marker is
+Used by L<Kamado::CGI::InProcess::Run>. The search for the end marker is
 line-based: a C<__END__> line inside a string other than a here-document
 would be taken for the marker (perl itself would not), which no script
 in the hazard fixtures does.

@@ -11,7 +11,7 @@ use POSIX ();
 use Time::HiRes ();
 
 # The compile probe: a child perl compiles the script as the in-process
-# modes compile it (Kamado::CGI::Compile: the body of a named sub in a
+# modes compile it (Kamado::CGI::InProcess::Compile: the body of a named sub in a
 # package of its own, in the script's directory, with the
 # request-independent CGI environment), with warnings on, and reports
 # what only compiling shows: its compile error, perl's warnings ("will
@@ -84,11 +84,11 @@ sub child {
     };
     chdir $dir or do { $r{error} = "cannot chdir to $dir: $!"; $write->(); POSIX::_exit(0) };
     require Kamado::CGI::Source;
-    require Kamado::CGI::Require;
+    require Kamado::CGI::InProcess::Require;
     my $src = eval { Kamado::CGI::Source->read($file) } or do { $r{error} = $@; $write->(); POSIX::_exit(0) };
     my $package = 'Kamado::CGI::ROOT::probe';
     (my $code = $src->{code}) =~ s/^(\s*package\s+)main(\s*;)/$1$package$2/mg;
-    my $wrapped = Kamado::CGI::Require::as_sub($package, '__kamado_cgi_script', $file, $code);
+    my $wrapped = Kamado::CGI::InProcess::Require::as_sub($package, '__kamado_cgi_script', $file, $code);
     my %fixed = (PATH => $ENV{PATH} // '/usr/bin:/bin', GATEWAY_INTERFACE => 'CGI/1.1',
         SERVER_SOFTWARE => 'Kamado', SERVER_NAME => 'localhost', SERVER_PORT => 80, SERVER_ADDR => '127.0.0.1',
         SERVER_PROTOCOL => 'HTTP/1.1', SCRIPT_FILENAME => $file, SCRIPT_NAME => '/cgi-bin/' . ($file =~ m{([^/]+)\z})[0],
@@ -113,7 +113,7 @@ sub child {
         local %ENV = %fixed;
         tie local %ENV, 'Kamado::Check::Probe::Env', { %fixed }, \@read;
         local $^W = 1;
-        $result = Kamado::CGI::Require::compile_source($wrapped);
+        $result = Kamado::CGI::InProcess::Require::compile_source($wrapped);
         $r{error} = ref $@ eq 'Kamado::Check::Probe::Exit' ? undef : "$@" if $@;
         $r{exit_compiling} = 1 if ref $@ eq 'Kamado::Check::Probe::Exit';
         untie %ENV;

@@ -2,9 +2,9 @@ package Kamado::DBI::Lend;
 use 5.024;
 use strict;
 # (no `use warnings`: loaded into fork mode's zygote before the script,
-# which must stay small; see Kamado::CGI::Zygote)
+# which must stay small; see Kamado::CGI::Process::Zygote)
 
-# Fork mode's kept database handles. A zygote (Kamado::CGI::Zygote) runs
+# Fork mode's kept database handles. A zygote (Kamado::CGI::Process::Zygote) runs
 # its children one after another; the connections live in the zygote
 # and each child in turn borrows them:
 #
@@ -189,7 +189,7 @@ Kamado::DBI::Lend - fork mode: the zygote's database connections lent to each ch
 
 =head1 SYNOPSIS
 
-    # in the zygote (Kamado::CGI::Zygote), before the script compiles
+    # in the zygote (Kamado::CGI::Process::Zygote), before the script compiles
     Kamado::DBI::Lend::init($ping_interval);
     # around each fork
     my $pipe = Kamado::DBI::Lend::before_fork();

@@ -20,7 +20,7 @@ use Kamado::CGI::Auto;
 #   before the first run when they were loaded already (--preload-cgi);
 #   demoted to fork, where nothing of a run survives.
 # (The locale, %SIG, umask and the rest of the process's state are put
-# back by the in-process modes themselves: Kamado::CGI::World.)
+# back by the in-process modes themselves: Kamado::CGI::InProcess::World.)
 
 use constant MAX_DEPTH => 4;
 

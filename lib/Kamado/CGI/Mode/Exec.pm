@@ -5,14 +5,14 @@ use warnings;
 
 use POSIX ();
 use Kamado::CGI::Env;
-use Kamado::CGI::Relay;
+use Kamado::CGI::Process::Relay;
 use Kamado::CGI::Source;
 use Kamado::Log;
 
 use constant NAME => 'exec';
 
 # Mode "exec": the script runs as under Apache's mod_cgi, a new perl per
-# request (fork and exec), with real file descriptors (Kamado::CGI::Relay).
+# request (fork and exec), with real file descriptors (Kamado::CGI::Process::Relay).
 # It is the reference the persistent modes are compared with, and the
 # mode for what nothing else can run (another interpreter, a program).
 
@@ -23,25 +23,29 @@ use constant NAME => 'exec';
 sub response {
     my ($class, $args, $env) = @_;
     my $script = $args->{script};
-    return Kamado::CGI::Relay->response(%$args, env => $env, launch => sub {
-        my ($stdin, $out_w, $err_w) = @_;
-        my @command = command($script->{filename});
-        my $pid = fork // die "Can't fork for $script->{filename}: $!\n";
-        return $pid if $pid;
-        # the child: CGI's process, fd 0-2 its own, leading a process
-        # group so that a stop reaches what it started too
-        setpgrp 0, 0;
-        chdir $script->{dir} or POSIX::_exit(126);
-        # (no body: /dev/null, opened here rather than for every request)
-        defined $stdin ? open(STDIN, '<&', $stdin) : open(STDIN, '<', '/dev/null') or POSIX::_exit(126);
-        open STDOUT, '>&', $out_w or POSIX::_exit(126);
-        open STDERR, '>&', $err_w or POSIX::_exit(126);
-        %ENV = Kamado::CGI::Env::request($env, $args->{fixed})->%*;
-        Kamado::CGI::Relay::default_signals();
-        { exec { $command[0] } @command[1 .. $#command] }
-        Kamado::Log->error("$script->{filename}: can't run it: $!");
-        POSIX::_exit(127);
-    });
+    return Kamado::CGI::Process::Relay->response(
+        %$args,
+        env => $env,
+        launch => sub {
+            my ($stdin, $out_w, $err_w) = @_;
+            my @command = command($script->{filename});
+            my $pid = fork // die "Can't fork for $script->{filename}: $!\n";
+            return $pid if $pid;
+            # the child: CGI's process, fd 0-2 its own, leading a process
+            # group so that a stop reaches what it started too
+            setpgrp 0, 0;
+            chdir $script->{dir} or POSIX::_exit(126);
+            # (no body: /dev/null, opened here rather than for every request)
+            defined $stdin ? open(STDIN, '<&', $stdin) : open(STDIN, '<', '/dev/null') or POSIX::_exit(126);
+            open STDOUT, '>&', $out_w or POSIX::_exit(126);
+            open STDERR, '>&', $err_w or POSIX::_exit(126);
+            %ENV = Kamado::CGI::Env::request($env, $args->{fixed})->%*;
+            Kamado::CGI::Process::Relay::default_signals();
+            { exec { $command[0] } @command[1 .. $#command] }
+            Kamado::Log->error("$script->{filename}: can't run it: $!");
+            POSIX::_exit(127);
+        }
+    );
 }
 
 # How to run a script: (the program, then its argv from argv[0]): perl

@@ -11,18 +11,18 @@ use Socket qw(AF_UNIX SOCK_STREAM PF_UNSPEC);
 use Kamado;
 use Kamado::CGI::Env;
 use Kamado::CGI::Mode::Exec;
-use Kamado::CGI::Relay;
+use Kamado::CGI::Process::Relay;
 use Kamado::CGI::Source;
 use Kamado::Log;
 
 use constant NAME => 'fork';
 
 # Mode "fork", the worker side. Each worker keeps, per script, a zygote:
-# a perl started on the script (Kamado::CGI::Zygote) that has compiled it
+# a perl started on the script (Kamado::CGI::Process::Zygote) that has compiled it
 # and waits. A request sends it three descriptors (the body, the output
 # pipe, the error pipe) and the environment; the zygote forks, the child
 # runs the compiled script once and exits. The output is relayed as in
-# exec mode (Kamado::CGI::Relay). A script whose file, or one of whose private libraries
+# exec mode (Kamado::CGI::Process::Relay). A script whose file, or one of whose private libraries
 # (files it required or did that are not modules from @INC), changed
 # (inode, size, mtime) gets a new zygote; one that fails to compile is a 500, its errors in the log, and
 # is compiled again on the next request.
@@ -51,25 +51,30 @@ my $USE = 0;    # a clock for least recently used
 # interpreter is sent to exec mode by Kamado::CGI::Mode->for.)
 sub response {
     my ($class, $args, $env) = @_;
-    return Kamado::CGI::Relay->response(%$args, env => $env, launch => sub {
-        # (no STDIN descriptor without a body: the zygote has /dev/null)
-        my @fds = map { defined $_ ? fileno $_ : undef } @_;
-        my $file = $args->{script}{filename};
-        my $cgi_env = Kamado::CGI::Env::request($env, $args->{fixed});
-        for my $try (1, 2) {
-            my $z = _zygote($file, $args->{script}{key}, $args->{script}{dir}, $args->{dbi}, $args->{fixed}) or return undef;
-            my $pid = _send($z, \@fds, $cgi_env);
-            return $pid if $pid;
-            # it died meanwhile (killed, or its perl exited): once more
-            _forget($file);
+    return Kamado::CGI::Process::Relay->response(
+        %$args,
+        env => $env,
+        launch => sub {
+            # (no STDIN descriptor without a body: the zygote has /dev/null)
+            my @fds = map { defined $_ ? fileno $_ : undef } @_;
+            my $file = $args->{script}{filename};
+            my $cgi_env = Kamado::CGI::Env::request($env, $args->{fixed});
+            for my $try (1, 2) {
+                my $z = _zygote($file, $args->{script}{key}, $args->{script}{dir}, $args->{dbi}, $args->{fixed})
+                    or return undef;
+                my $pid = _send($z, \@fds, $cgi_env);
+                return $pid if $pid;
+                # it died meanwhile (killed, or its perl exited): once more
+                _forget($file);
+            }
+            return undef;
         }
-        return undef;
-    });
+    );
 }
 
 # One request to the zygote, in one message (send_with_fds, XS): the
 # environment, with STDOUT, STDERR and the body's descriptor if there is
-# one (Kamado::CGI::Zygote::_serve reads it); its answer is the pid of the
+# one (Kamado::CGI::Process::Zygote::_serve reads it); its answer is the pid of the
 # child that runs the script.
 sub _send {
     my ($z, $fds, $env) = @_;
@@ -147,7 +152,7 @@ sub _start {
         open STDIN, '<', '/dev/null';
         open STDOUT, '>', '/dev/null';    # (STDERR stays: compile errors reach the log)
         Kamado::set_parent_death_signal(POSIX::SIGTERM());
-        Kamado::CGI::Relay::default_signals();
+        Kamado::CGI::Process::Relay::default_signals();
         # (the hash seed the server was started with is the scripts' too,
         # as it is for the in-process modes; BEGIN blocks see the CGI
         # variables no request changes, --cgi-env's among them, as under
@@ -156,7 +161,10 @@ sub _start {
                 map { defined $ENV{$_} ? ($_ => $ENV{$_}) : () } qw(PERL_HASH_SEED PERL_PERTURB_KEYS));
         # perl, the script's switches, then ours, then the script
         my $script = pop @command;
-        { exec { $command[0] } @command[1 .. $#command], (map { "-I$_" } @LIB), "-MKamado::CGI::Zygote=$keep" . (defined $dbi ? ",$dbi" : ''), $script }
+        {
+            exec { $command[0] } @command[1 .. $#command], (map { "-I$_" } @LIB),
+                "-MKamado::CGI::Process::Zygote=$keep" . (defined $dbi ? ",$dbi" : ''), $script
+        }
         Kamado::Log->error("$script: can't run $command[0]: $!");
         POSIX::_exit(127);
     }

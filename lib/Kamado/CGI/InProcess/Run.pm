@@ -1,4 +1,4 @@
-package Kamado::CGI::Registry;
+package Kamado::CGI::InProcess::Run;
 use 5.024;
 use strict;
 use warnings;
@@ -10,13 +10,13 @@ use Symbol ();
 use Kamado ();
 use Kamado::CGI::Env;
 use Kamado::CGI::Output;
-use Kamado::CGI::Relay;    # (body_input)
-use Kamado::CGI::Reaper;
+use Kamado::CGI::Process::Relay;    # (body_input)
+use Kamado::CGI::Process::Reaper;
 use Kamado::ErrorResponse qw(error_response);
-use Kamado::CGI::Require;
-use Kamado::CGI::Persistent;
-use Kamado::CGI::Snapshot;
-use Kamado::CGI::World;
+use Kamado::CGI::InProcess::Require;
+use Kamado::CGI::InProcess::Persistent;
+use Kamado::CGI::InProcess::Snapshot;
+use Kamado::CGI::InProcess::World;
 use Kamado::CGI::Source;
 use Kamado::Log;
 
@@ -30,12 +30,12 @@ use Kamado::Log;
 #   compiles it for each request and deletes its package afterwards;
 # - exit ends the script wherever it is called, past the script's own
 #   evals, without calling its $SIG{__DIE__}; in a child the script
-#   forked, it ends the child (Kamado::CGI::Overrides, with exec and
+#   forked, it ends the child (Kamado::CGI::InProcess::Overrides, with exec and
 #   caller);
 # - STDIN, STDOUT and STDERR are real descriptors 0, 1 and 2 for the
 #   request (the body, a file collecting the output, a file collecting
 #   the errors), so system, pipes, format and sysread work as under CGI
-#   (Kamado::CGI::World);
+#   (Kamado::CGI::InProcess::World);
 # - per request: %ENV is the CGI environment, $_ $/ $\ $, $" $; $^W $0 $^T
 #   @ARGV @INC are fresh, srand, CGI.pm's globals with the script's own
 #   `use CGI` pragmas, the script's compile-time %SIG handlers, DATA from
@@ -43,15 +43,15 @@ use Kamado::Log;
 #   locale, select, the STDIO handles and the library entries of %INC are
 #   put back, and File::Temp's exit-time files removed;
 # - require/do of a library file compile it into the script's package
-#   (Kamado::CGI::Require);
+#   (Kamado::CGI::InProcess::Require);
 # - named subs see each run's file-scoped lexicals (share_lexicals, XS),
-#   package variables are put back after each run (Kamado::CGI::Snapshot)
+#   package variables are put back after each run (Kamado::CGI::InProcess::Snapshot)
 #   but for a database handle or a PersistentPerl object in a package
 #   scalar, which registry keeps (scripts written for a persistent perl
 #   keep their connection so), main:: is the script's own while it runs,
 #   and caller shows no frame past the script's top;
 # - the PersistentPerl API's handlers run when the script's state ends
-#   (Kamado::CGI::Persistent).
+#   (Kamado::CGI::InProcess::Persistent).
 #
 # What stays different from plain CGI is documented per hazard in
 # t/cgi/cases.pl and in Kamado::CGI: __PACKAGE__ is not main, $^S is true,
@@ -62,9 +62,9 @@ use Kamado::Log;
 # (Kamado::CGI::Mode).
 
 # (perl's require, do, exit, caller and exec overridden for the code
-# compiled from here on: Kamado::CGI::Overrides)
-use Kamado::CGI::Overrides;
-use Kamado::CGI::Compile;
+# compiled from here on: Kamado::CGI::InProcess::Overrides)
+use Kamado::CGI::InProcess::Overrides;
+use Kamado::CGI::InProcess::Compile;
 
 our $timed_out;    # the run was stopped by --cgi-timeout
 our $timing = 0;   # the --cgi-timeout of the run the timers are set for
@@ -95,15 +95,15 @@ sub respond {
     # the request's body (or nothing), and the worker's files for the
     # output and the errors
     my $keep = $worker && $worker == current_pid() ? \%keep : _kept();
-    my $in = ($env->{CONTENT_LENGTH} // 0) > 0 || defined $env->{HTTP_TRANSFER_ENCODING}
-        ? Kamado::CGI::Relay::body_input($env) : $keep->{null};
+    my $body = ($env->{CONTENT_LENGTH} // 0) > 0 || defined $env->{HTTP_TRANSFER_ENCODING};
+    my $in = $body ? Kamado::CGI::Process::Relay::body_input($env) : $keep->{null};
     # (set by the timeout, for _response: a 504 when no head was written)
     local $timed_out = 0;
     my $compiled = _compile_and_run($s, $args, $keep, $in, $env, 1);
     my $exited = delete $s->{exited};
     # (PersistentPerl's shutdown_next_time or shutdown_now: the worker
     # exits once this response is sent)
-    $env->{'psgix.harakiri.commit'} = 1 if Kamado::CGI::Persistent::exit_asked();
+    $env->{'psgix.harakiri.commit'} = 1 if Kamado::CGI::InProcess::Persistent::exit_asked();
     return $compiled || $exited ? _response($keep->{out}, $args, $env) : error_response(500);
 }
 
@@ -123,7 +123,7 @@ sub preload {
     local $timed_out = 0;
     my $compiled = _compile_and_run($s, $args, $keep, $keep->{null}, $env, 0);
     delete $s->{exited};
-    Kamado::CGI::World::read_output(fileno $keep->{out});
+    Kamado::CGI::InProcess::World::read_output(fileno $keep->{out});
     return $compiled;
 }
 
@@ -182,16 +182,16 @@ sub _state {
 sub _compile_and_run {
     my ($s, $args, $keep, $in, $env, $run) = @_;
     my $file = $s->{file};
-    my $err_start = Kamado::CGI::World::output_begin(fileno $keep->{out}, fileno $keep->{err}, MAX_KEPT);
+    my $err_start = Kamado::CGI::InProcess::World::output_begin(fileno $keep->{out}, fileno $keep->{err}, MAX_KEPT);
     _within($s, $keep, $in, $env, $args->{fixed}, $args->{timeout}, $run);
     my $compiled = $s->{code} ? 1 : 0;
     my $exited = $s->{exited} = delete $s->{exited_compiling};
     # (what the script wrote to STDERR, perl's errors and warnings among
     # it: the server's STDERR gets it as it is)
-    if (length(my $errors = Kamado::CGI::World::read_from(fileno $keep->{err}, $err_start))) {
+    if (length(my $errors = Kamado::CGI::InProcess::World::read_from(fileno $keep->{err}, $err_start))) {
         # ("will not stay shared" of a file-scoped variable, through the
         # script's own __WARN__ handler: the wrapper's, not the script's;
-        # Kamado::CGI::Compile)
+        # Kamado::CGI::InProcess::Compile)
         if (my $shared = delete $s->{shared}) {
             $errors =~ s/^.*\bVariable "(.+?)" will not stay shared at \Q$file\E line \d+\.\n/$shared->{$1} ? '' : $&/gme;
         }
@@ -208,21 +208,21 @@ sub _discard {
     delete $compiled{ $s->{file} };
     return unless $s->{package};
     for my $package ($s->{package}, keys $s->{packages}->%*) {
-        Kamado::CGI::Require->forget($package);
+        Kamado::CGI::InProcess::Require->forget($package);
     }
     # its private modules load again with it
     delete @INC{ grep { defined $INC{$_} && $s->{libs}{ $INC{$_} } } keys %INC } if $s->{libs}->%*;
     # (the packages it made: compiled again, its subs are new, not redefined)
-    Symbol::delete_package($_) for $s->{stashes} ? Kamado::CGI::Compile::own_packages($s) : $s->{package};
+    Symbol::delete_package($_) for $s->{stashes} ? Kamado::CGI::InProcess::Compile::own_packages($s) : $s->{package};
     delete $s->{code};
 }
 
-# The worker's files for the runs (Kamado::CGI::World::files), opened
+# The worker's files for the runs (Kamado::CGI::InProcess::World::files), opened
 # once per worker, and its USR2 handler put aside for _on_usr2.
 sub _kept {
     return \%keep if $worker && $worker == current_pid();
     $worker = current_pid();
-    %keep = Kamado::CGI::World::files()->%*;
+    %keep = Kamado::CGI::InProcess::World::files()->%*;
     # (a child a script forked has it already)
     $worker_usr2 = $SIG{USR2} unless ref $SIG{USR2} && $SIG{USR2} == \&_on_usr2;
     $SIG{USR2} = \&_on_usr2;
@@ -235,14 +235,17 @@ sub _kept {
 # puts the worker back as it was, whatever the script did.
 sub _within {
     my ($s, $keep, $in, $env, $fixed, $timeout, $run) = @_;
-    my $tz;    # whether the run had a TZ
+    # whether the run had a TZ
+    my $tz;
     # (descriptors, %ENV, the locale it asks for, cwd, $0, $/ $\ $, $" $;
     # $! $? $@ and @INC; the worker's signals, umask and selected handle
     # noted: in XS, one call each way)
     # (#! -l sets $\, -w $^W, for the compile and the run)
-    my $closed = Kamado::CGI::World::world_enter(fileno $in, fileno $keep->{out}, fileno $keep->{err}, $env, $fixed, $s->{dir}, $s->{file},
-        $s->{line_ends});
-    Kamado::CGI::World::reopen_std($closed) if $closed;
+    my $closed = Kamado::CGI::InProcess::World::world_enter(
+        fileno $in, fileno $keep->{out}, fileno $keep->{err}, $env, $fixed, $s->{dir}, $s->{file},
+        $s->{line_ends}
+    );
+    Kamado::CGI::InProcess::World::reopen_std($closed) if $closed;
     {
         $tz = exists $ENV{TZ};
         local $^W = $s->{warnings};
@@ -250,12 +253,12 @@ sub _within {
         local @ARGV = ();
         # (a script's while (<STDIN>) must not change the worker's $_)
         local $_;
-        local $Kamado::CGI::Require::SCRIPT = $s;
-        local @Kamado::CGI::Require::INC_ADDED = ();
-        local $Kamado::CGI::Overrides::SCRIPT = $s;
-        local $Kamado::CGI::Overrides::RUNNING = current_pid();
+        local $Kamado::CGI::InProcess::Require::SCRIPT = $s;
+        local @Kamado::CGI::InProcess::Require::INC_ADDED = ();
+        local $Kamado::CGI::InProcess::Overrides::SCRIPT = $s;
+        local $Kamado::CGI::InProcess::Overrides::RUNNING = current_pid();
         no warnings 'once';
-        local $PersistentPerl::RUNNER = Kamado::CGI::Persistent->runner($s->{perlrun});
+        local $PersistentPerl::RUNNER = Kamado::CGI::InProcess::Persistent->runner($s->{perlrun});
         # (the script's errors are caught inside; this is for the runner's)
         eval {
             # registry compiles once for the requests to come: in the CGI
@@ -263,28 +266,29 @@ sub _within {
             # keep one user's data for the next); perlrun, per request,
             # in the request's, as CGI
             if ($s->{code}) {}
-            elsif ($s->{perlrun}) { Kamado::CGI::Compile::compile($s) }
+            elsif ($s->{perlrun}) { Kamado::CGI::InProcess::Compile::compile($s) }
             else {
                 local %ENV = Kamado::CGI::Env::compile_env($fixed);
-                Kamado::CGI::Compile::compile($s);
+                Kamado::CGI::InProcess::Compile::compile($s);
             }
             _run($s, $keep, $timeout) if $s->{code} && $run;
             1;
         } or Kamado::Log->error("$s->{file}: $@");
         # a child the script forked, back here without exit
-        Kamado::CGI::Overrides::child_exit(0) if current_pid() != $Kamado::CGI::Overrides::RUNNING;
+        Kamado::CGI::InProcess::Overrides::child_exit(0)
+            if current_pid() != $Kamado::CGI::InProcess::Overrides::RUNNING;
         # the server's timers back (borrowed by _run), however it ended
         Kamado::return_request_timer();
         alarm 0;
         # what the script forked and left, once exited: reaped (init's
         # part under CGI), here and at the next CGI request
-        Kamado::CGI::Reaper->sweep;
+        Kamado::CGI::Process::Reaper->sweep;
         # library files (not modules) are the script's business, not %INC's
-        delete @INC{@Kamado::CGI::Require::INC_ADDED};
+        delete @INC{@Kamado::CGI::InProcess::Require::INC_ADDED};
         $tz ||= exists $ENV{TZ};
     }
-    ($closed, my %changed) = Kamado::CGI::World::world_leave($keep->{cwd});
-    Kamado::CGI::World::reopen_std($closed) if $closed;
+    ($closed, my %changed) = Kamado::CGI::InProcess::World::world_leave($keep->{cwd});
+    Kamado::CGI::InProcess::World::reopen_std($closed) if $closed;
     # (the C library keeps the zone TZ gave it: the worker's again)
     POSIX::tzset() if $tz;
     # (only what the script changed: assigning %SIG is a sigaction each)
@@ -294,7 +298,7 @@ sub _within {
 # Whether the running script is inside an eval of its own (what $^S says
 # under CGI): an eval frame below the script's wrapper.
 sub _script_in_eval {
-    my $wrapper = "$Kamado::CGI::Overrides::SCRIPT->{package}::__kamado_cgi_script";
+    my $wrapper = "$Kamado::CGI::InProcess::Overrides::SCRIPT->{package}::__kamado_cgi_script";
     for (my $i = 1; my @frame = CORE::caller($i); $i++) {
         return 0 if $frame[3] eq $wrapper;
         return 1 if $frame[3] eq '(eval)';
@@ -322,18 +326,18 @@ sub _run {
     }
     if (defined &CGI::Carp::die) {
         no strict 'refs';
-        my $carp = $s->{carp} // \%Kamado::CGI::Compile::CARP;
+        my $carp = $s->{carp} // \%Kamado::CGI::InProcess::Compile::CARP;
         ${"CGI::Carp::$_"} = $carp->{$_} for keys $carp->%*;
     }
     share_lexicals($s->{code}, $s->{subs}->@*);
     # a new page, with the script's formats (perl keeps STDOUT's state)
-    Kamado::CGI::World::new_page($s->{page}->@*);
+    Kamado::CGI::InProcess::World::new_page($s->{page}->@*);
     $SIG{$_} = $s->{sig}{$_} for keys $s->{sig}->%*;
     no strict 'refs';
     open *{ ($s->{source}{data_package} // $s->{package}) . '::DATA' }, '<', \$s->{source}{data}
         if defined $s->{source}{data};
-    local %Kamado::CGI::Require::REQUIRED = $s->{required}->%*;
-    undef $Kamado::CGI::Overrides::EXIT_CODE;
+    local %Kamado::CGI::InProcess::Require::REQUIRED = $s->{required}->%*;
+    undef $Kamado::CGI::InProcess::Overrides::EXIT_CODE;
     # --cgi-timeout, for the whole run (no output can be watched from
     # inside): a die at the limit (USR2, see _on_usr2), and 2 s later the
     # kernel ends the worker, for a script that caught the die or is stuck
@@ -355,28 +359,29 @@ sub _run {
     KAMADO_CGI_SCRIPT: {
         $ok = eval { $s->{code}->(); 1 };
     }
-    my $exited = defined $Kamado::CGI::Overrides::EXIT_CODE || ref $@ eq ref $Kamado::CGI::Overrides::EXIT;
+    my $exited =
+        defined $Kamado::CGI::InProcess::Overrides::EXIT_CODE || ref $@ eq ref $Kamado::CGI::InProcess::Overrides::EXIT;
     # (a die, as perl reports one: on STDERR, so in the log; the
     # server's own stop is the server's to log)
     print STDERR $@ if !$ok && !$exited && !$timed_out;
-    local $? = $Kamado::CGI::Overrides::EXIT_CODE // ($ok || $exited ? 0 : 255);
+    local $? = $Kamado::CGI::InProcess::Overrides::EXIT_CODE // ($ok || $exited ? 0 : 255);
     for my $end ($s->{end}->@*) {
         KAMADO_CGI_SCRIPT: {
             eval { $end->(); 1 } or ref $@ or print STDERR $@;
         }
     }
     # (PersistentPerl's register_cleanup, and perlrun's shutdown handlers)
-    Kamado::CGI::Persistent::end_run() if $Kamado::CGI::Persistent::PENDING;
+    Kamado::CGI::InProcess::Persistent::end_run() if $Kamado::CGI::InProcess::Persistent::PENDING;
     # the package variables as the script compiled them: what the run
     # left in them (objects, locks, open files) goes now, as at the end
     # of a CGI process, and the next run starts from where CGI starts
     # (a library the run required declared a package: Require adds it)
     if (keys $s->{packages}->%* != $s->{known_packages}) {
-        $s->{snapshot}->add_package($_) for Kamado::CGI::Compile::own_packages($s);
+        $s->{snapshot}->add_package($_) for Kamado::CGI::InProcess::Compile::own_packages($s);
         $s->{known_packages} = keys $s->{packages}->%*;
     }
     $s->{snapshot}->restore;
-    File::Temp::cleanup() if Kamado::CGI::World::temp_files();
+    File::Temp::cleanup() if Kamado::CGI::InProcess::World::temp_files();
     *{"main::$_"} = $main{$_} for keys %main;
 }
 
@@ -399,7 +404,7 @@ sub _on_usr2 {
 
 sub _response {
     my ($out, $args, $env) = @_;
-    my $bytes = Kamado::CGI::World::read_output(fileno $out);
+    my $bytes = Kamado::CGI::InProcess::World::read_output(fileno $out);
     # (the whole output is here: parsed at once, a parser kept only for
     # an nph- script's status line or a head that did not end)
     my $head = $args->{script}{nph} ? undef : Kamado::CGI::Output::parse($bytes);
@@ -423,6 +428,6 @@ __END__
 
 =head1 NAME
 
-Kamado::CGI::Registry - CGI scripts compiled into the worker (modes registry and perlrun)
+Kamado::CGI::InProcess::Run - CGI scripts compiled into the worker (modes registry and perlrun)
 
 =cut

@@ -1,4 +1,4 @@
-package Kamado::CGI::Relay;
+package Kamado::CGI::Process::Relay;
 use 5.024;
 use strict;
 use warnings;
@@ -9,7 +9,7 @@ use POSIX ();
 use Time::HiRes ();
 use Kamado ();
 use Kamado::CGI::Output;
-use Kamado::CGI::Reaper;
+use Kamado::CGI::Process::Reaper;
 use Kamado::ErrorResponse qw(error_response);
 use Kamado::Log;
 
@@ -41,7 +41,7 @@ sub response {
     return sub {
         my ($respond) = @_;
         # (what earlier scripts left, once exited: reaped)
-        Kamado::CGI::Reaper->sweep;
+        Kamado::CGI::Process::Reaper->sweep;
         my $stdin = body_input($a{env});
         pipe(my $out_r, my $out_w) or die "Can't create a pipe: $!\n";
         pipe(my $err_r, my $err_w) or die "Can't create a pipe: $!\n";
@@ -51,17 +51,17 @@ sub response {
             $respond->(error_response(500));
             return;
         }
-        Kamado::CGI::Reaper->started($pid);
+        Kamado::CGI::Process::Reaper->started($pid);
         # a die in the relay (--request-timeout's, a client gone) stops
         # the script and what it started, then goes on
         eval { _relay($pid, $out_r, $err_r, $respond, %a); 1 } or do {
             my $error = $@;
-            Kamado::CGI::Reaper->stop($pid, STOP_GRACE);
+            Kamado::CGI::Process::Reaper->stop($pid, STOP_GRACE);
             die $error;
         };
         # answered: a script still running (its output closed) is not
         # waited for, but stopped if it outlives --cgi-timeout
-        Kamado::CGI::Reaper->finished($pid, $a{timeout});
+        Kamado::CGI::Process::Reaper->finished($pid, $a{timeout});
     };
 }
 
@@ -225,7 +225,7 @@ sub _relay {
     $stream->() if $held;
     $writer->close if $writer;
     # (TERM, then KILL if it is not gone within the grace)
-    Kamado::CGI::Reaper->stop($pid) if $stopped;
+    Kamado::CGI::Process::Reaper->stop($pid) if $stopped;
 }
 
 1;
@@ -233,6 +233,6 @@ __END__
 
 =head1 NAME
 
-Kamado::CGI::Relay - a script process's STDIO: the body in, its output relayed to the client
+Kamado::CGI::Process::Relay - a script process's STDIO: the body in, its output relayed to the client
 
 =cut

@@ -1,4 +1,4 @@
-package Kamado::CGI::Snapshot;
+package Kamado::CGI::InProcess::Snapshot;
 use 5.024;
 use strict;
 use warnings;
@@ -85,6 +85,6 @@ __END__
 
 =head1 NAME
 
-Kamado::CGI::Snapshot - a script's package variables, put back before each run
+Kamado::CGI::InProcess::Snapshot - a script's package variables, put back before each run
 
 =cut

@@ -1,4 +1,4 @@
-package Kamado::CGI::Reaper;
+package Kamado::CGI::Process::Reaper;
 use 5.024;
 use strict;
 use warnings;
@@ -154,16 +154,16 @@ __END__
 
 =head1 NAME
 
-Kamado::CGI::Reaper - stops and reaps the process groups of CGI scripts
+Kamado::CGI::Process::Reaper - stops and reaps the process groups of CGI scripts
 
 =head1 SYNOPSIS
 
-    Kamado::CGI::Reaper->started($pid);          # it leads its process group
+    Kamado::CGI::Process::Reaper->started($pid);          # it leads its process group
     ...relay its output...
-    Kamado::CGI::Reaper->finished($pid, $bound); # answered; it may linger $bound s
-    Kamado::CGI::Reaper->stop($pid);             # a deadline: TERM, KILL after GRACE
-    Kamado::CGI::Reaper->sweep;                  # between requests
-    Kamado::CGI::Reaper->stop_all;               # the worker leaves
+    Kamado::CGI::Process::Reaper->finished($pid, $bound); # answered; it may linger $bound s
+    Kamado::CGI::Process::Reaper->stop($pid);             # a deadline: TERM, KILL after GRACE
+    Kamado::CGI::Process::Reaper->sweep;                  # between requests
+    Kamado::CGI::Process::Reaper->stop_all;               # the worker leaves
 
 =head1 DESCRIPTION
 

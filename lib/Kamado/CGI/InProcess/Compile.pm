@@ -1,16 +1,16 @@
-package Kamado::CGI::Compile;
+package Kamado::CGI::InProcess::Compile;
 use 5.024;
 use strict;
 use warnings;
 
 use B ();
-use Kamado::CGI::Overrides;
-use Kamado::CGI::Require;
-use Kamado::CGI::Snapshot;
+use Kamado::CGI::InProcess::Overrides;
+use Kamado::CGI::InProcess::Require;
+use Kamado::CGI::InProcess::Snapshot;
 use Kamado::CGI::Source;
-use Kamado::CGI::World;
+use Kamado::CGI::InProcess::World;
 
-# How the in-process modes (Kamado::CGI::Registry) compile a script: into
+# How the in-process modes (Kamado::CGI::InProcess::Run) compile a script: into
 # a package of its own, as the body of a named sub, with what compiling
 # did to the worker (END blocks, %SIG handlers, CGI.pm's and CGI::Carp's
 # settings, CORE::GLOBAL overrides a module made) taken back and kept
@@ -39,7 +39,7 @@ sub compile {
         (my $package = $s->{file}) =~ s/([^A-Za-z0-9_])/sprintf '_%02x', ord $1/ge;
         "Kamado::CGI::ROOT::$package";
     };
-    my $signals = Kamado::CGI::World::signal_state();
+    my $signals = Kamado::CGI::InProcess::World::signal_state();
     my $end = end_blocks()->@*;
     local @CGI::SAVED_SYMBOLS = ();
     # (CGI.pm's settings as a new process has them, so that what the
@@ -50,7 +50,7 @@ sub compile {
     no strict 'refs';
     my %carp = map { $_ => ${"CGI::Carp::$_"} } defined &CGI::Carp::die ? keys %CARP : ();
     ${"CGI::Carp::$_"} = $CARP{$_} for keys %carp;
-    local %Kamado::CGI::Require::REQUIRED = ();
+    local %Kamado::CGI::InProcess::Require::REQUIRED = ();
     # (%INC's names before, kept from compile to compile and made again
     # only when their count changed: a copy of %INC per compile was a
     # tenth of a perlrun request)
@@ -68,10 +68,10 @@ sub compile {
     # (made once per version of the file: perlrun compiles it per request)
     my $wrapped = $src->{wrapped} //= do {
         (my $source = $src->{code}) =~ s/^(\s*package\s+)main(\s*;)/$1$s->{package}$2/mg;
-        Kamado::CGI::Require::as_sub($s->{package}, '__kamado_cgi_script', $s->{file}, $source);
+        Kamado::CGI::InProcess::Require::as_sub($s->{package}, '__kamado_cgi_script', $s->{file}, $source);
     };
     my @warnings;
-    undef $Kamado::CGI::Overrides::EXIT_CODE;
+    undef $Kamado::CGI::InProcess::Overrides::EXIT_CODE;
     # (a __WARN__ handler the script sets while it compiles, in a BEGIN
     # block or through CGI::Carp, is its own: kept for its runs, as
     # __DIE__ is, not dropped with the collector)
@@ -79,7 +79,7 @@ sub compile {
     my $warn;
     my $code = do {
         local $SIG{__WARN__} = $collect;
-        my $code = Kamado::CGI::Require::compile_source($wrapped);
+        my $code = Kamado::CGI::InProcess::Require::compile_source($wrapped);
         $warn = $SIG{__WARN__} if !ref $SIG{__WARN__} || $SIG{__WARN__} != $collect;
         $code;
     };
@@ -97,7 +97,7 @@ sub compile {
     my @own = grep { !$module{ B::svref_2object(\$endav->[$_])->FILE } } 0 .. $new - 1;
     $s->{end} = [map { \$endav->[$_] } @own];
     splice @$endav, $_, 1 for reverse @own;
-    my %changed = Kamado::CGI::World::changed_signals($signals);
+    my %changed = Kamado::CGI::InProcess::World::changed_signals($signals);
     $s->{sig} = { map { $_ => $SIG{$_} } keys %changed };
     $s->{sig}{__WARN__} = $warn if defined $warn;
     $SIG{$_} = $changed{$_} for keys %changed;
@@ -110,7 +110,7 @@ sub compile {
         if ($overrides{$name}) { no warnings 'redefine'; *{"CORE::GLOBAL::$name"} = $overrides{$name} }
         else { delete $CORE::GLOBAL::{$name} }
     }
-    $s->{required} = {%Kamado::CGI::Require::REQUIRED};
+    $s->{required} = {%Kamado::CGI::InProcess::Require::REQUIRED};
     # modules of its own (use lib 'lib'): reloaded when they change
     for my $name (keys %INC == $modules ? () : grep { !$inc_before{$_} && defined $INC{$_} && /\.pm\z/ } keys %INC) {
         my $path = $INC{$name};
@@ -126,7 +126,9 @@ sub compile {
         # an exit while compiling (in a BEGIN block): under CGI, the end
         # of the process, every time it runs; here, the end of this run,
         # and the script is compiled again the next time
-        if (ref $@ && ref $@ eq ref $Kamado::CGI::Overrides::EXIT || defined $Kamado::CGI::Overrides::EXIT_CODE) {
+        if (ref $@ && ref $@ eq ref $Kamado::CGI::InProcess::Overrides::EXIT
+            || defined $Kamado::CGI::InProcess::Overrides::EXIT_CODE)
+        {
             print STDERR @warnings;
             $s->{exited_compiling} = 1;
             return;
@@ -136,7 +138,7 @@ sub compile {
     }
     my @packages = ($s->{package}, ($src->{packages} //= [$src->{code} =~ /^\s*package\s+([\w:]+)\s*;/mg])->@*);
     $s->{packages}{$_} = 1 for @packages;
-    $s->{subs} = [Kamado::CGI::Require::named_subs($code, @packages)];
+    $s->{subs} = [Kamado::CGI::InProcess::Require::named_subs($code, @packages)];
     # -w's "will not stay shared" for a file-scoped variable is the
     # wrapper's doing, and share_lexicals undoes it: not the script's
     # warning (one between subs of its own stays)
@@ -147,7 +149,7 @@ sub compile {
     # compiling, CGI::Carp's, reached its STDERR stamped: the runner
     # leaves them out of what it logs, wrapper's)
     $s->{shared} = \%shared if defined $warn;
-    $s->{snapshot} = Kamado::CGI::Snapshot->take(own_packages($s));
+    $s->{snapshot} = Kamado::CGI::InProcess::Snapshot->take(own_packages($s));
     $s->{known_packages} = keys $s->{packages}->%*;
     # the names the script spells main::x (or ::x): under CGI its own
     no strict 'refs';
@@ -208,11 +210,11 @@ __END__
 
 =head1 NAME
 
-Kamado::CGI::Compile - a CGI script compiled into the worker (modes registry and perlrun)
+Kamado::CGI::InProcess::Compile - a CGI script compiled into the worker (modes registry and perlrun)
 
 =head1 SYNOPSIS
 
-    Kamado::CGI::Compile::compile($s);    # $s->{code} set, or the errors on STDERR
-    my @packages = Kamado::CGI::Compile::own_packages($s);
+    Kamado::CGI::InProcess::Compile::compile($s);    # $s->{code} set, or the errors on STDERR
+    my @packages = Kamado::CGI::InProcess::Compile::own_packages($s);
 
 =cut

@@ -1,14 +1,14 @@
-package Kamado::CGI::Persistent;
+package Kamado::CGI::InProcess::Persistent;
 use 5.024;
 use strict;
 use warnings;
 
 use Time::HiRes ();
 use Kamado::Log;
-use Kamado::CGI::Overrides;
+use Kamado::CGI::InProcess::Overrides;
 
 # The worker's side of the PersistentPerl API (PersistentPerl.pm sends
-# its calls here while a script runs in the worker: Kamado::CGI::Registry
+# its calls here while a script runs in the worker: Kamado::CGI::InProcess::Run
 # puts one of the two runners below in $PersistentPerl::RUNNER for each
 # run). When a script's state ends, its shutdown handlers run:
 #
@@ -76,7 +76,7 @@ sub shutdown_next_time { $exit = 1 }
 # it was compiled before the in-process overrides)
 sub shutdown_now {
     $exit = 1;
-    Kamado::CGI::Overrides::_exit(0);
+    Kamado::CGI::InProcess::Overrides::_exit(0);
 }
 
 # At the end of a run, inside the runner's KAMADO_CGI_SCRIPT block (an
@@ -149,14 +149,14 @@ __END__
 
 =head1 NAME
 
-Kamado::CGI::Persistent - the worker's side of the PersistentPerl API (modes registry and perlrun)
+Kamado::CGI::InProcess::Persistent - the worker's side of the PersistentPerl API (modes registry and perlrun)
 
 =head1 SYNOPSIS
 
-    local $PersistentPerl::RUNNER = Kamado::CGI::Persistent->runner($perlrun);
+    local $PersistentPerl::RUNNER = Kamado::CGI::InProcess::Persistent->runner($perlrun);
     ... the script runs ...
-    Kamado::CGI::Persistent::end_run() if $Kamado::CGI::Persistent::PENDING;
-    $env->{'psgix.harakiri.commit'} = 1 if Kamado::CGI::Persistent::exit_asked();
+    Kamado::CGI::InProcess::Persistent::end_run() if $Kamado::CGI::InProcess::Persistent::PENDING;
+    $env->{'psgix.harakiri.commit'} = 1 if Kamado::CGI::InProcess::Persistent::exit_asked();
 
 =head1 DESCRIPTION
 

@@ -1,4 +1,4 @@
-package Kamado::CGI::Require;
+package Kamado::CGI::InProcess::Require;
 
 # Compiles SOURCE (the caller's package and #line are in it) with none of
 # this module's pragmas in scope: it comes before them on purpose, so
@@ -170,7 +170,7 @@ sub _do {
 sub _run {
     my ($lib) = @_;
     return () unless $lib;
-    Kamado::CGI::Registry::share_lexicals($lib->{code}, $lib->{subs}->@*);
+    Kamado::CGI::InProcess::Run::share_lexicals($lib->{code}, $lib->{subs}->@*);
     my @result = eval { scalar $lib->{code}->() };
     return $@ ? () : @result;
 }
@@ -226,6 +226,6 @@ __END__
 
 =head1 NAME
 
-Kamado::CGI::Require - per-script require and do of library files
+Kamado::CGI::InProcess::Require - per-script require and do of library files
 
 =cut

@@ -1,4 +1,4 @@
-package Kamado::CGI::Zygote;
+package Kamado::CGI::Process::Zygote;
 use 5.024;
 use strict;
 # (no `use warnings` here, nor Kamado.pm, which has it: warnings.pm is a
@@ -9,7 +9,7 @@ use strict;
 # Mode "fork", the process side: loaded with -M by a perl that runs a CGI
 # script as its main program,
 #
-#     perl [the script's #! switches] -MKamado::CGI::Zygote=FD script.cgi
+#     perl [the script's #! switches] -MKamado::CGI::Process::Zygote=FD script.cgi
 #
 # so perl itself compiles the script exactly as under CGI (package main,
 # __END__ and DATA, #! switches, named subs seeing file-scoped lexicals).
@@ -54,14 +54,14 @@ my $quiet_exit;    # Kamado's XS is loaded
 END { _exit_if_quiet($?, $dbi && $INC{'Kamado/DBI.pm'} ? Kamado::DBI::quiet_destructors() : undef) if $child && $quiet_exit }
 
 sub _serve {
-    open my $sock, '+<&=', $socket_fd or die "Kamado::CGI::Zygote: fd $socket_fd: $!\n";
+    open my $sock, '+<&=', $socket_fd or die "Kamado::CGI::Process::Zygote: fd $socket_fd: $!\n";
     # its XS (recv_with_fds, _exit_if_quiet), loaded once the script is
     # compiled: its compile sees no more than before
     _load_xs();
     $quiet_exit = 1;
     # STDIN of a request without a body: opened once, dup2'd by each child
     # (the worker sends a descriptor only for a body)
-    open my $null, '<', '/dev/null' or die "Kamado::CGI::Zygote: /dev/null: $!\n";
+    open my $null, '<', '/dev/null' or die "Kamado::CGI::Process::Zygote: /dev/null: $!\n";
     my $data = _data_handles();
     # children are reaped by the kernel; the child gets back the script's
     # own disposition when it leaves this sub (only what the zygote changed
@@ -131,7 +131,7 @@ sub _taint_env {
 # blib/lib). So it is asked from where the object is.
 sub _load_xs {
     my ($arch) = grep { !ref && -e "$_/auto/Kamado/Kamado.so" } @INC
-        or die "Kamado::CGI::Zygote: Kamado's XS (auto/Kamado/Kamado.so) is not in \@INC\n";
+        or die "Kamado::CGI::Process::Zygote: Kamado's XS (auto/Kamado/Kamado.so) is not in \@INC\n";
     require XSLoader;
     eval qq{#line 1 "$arch/Kamado.pm"\npackage Kamado; XSLoader::load('Kamado'); 1} or die $@;
 }
@@ -169,6 +169,6 @@ __END__
 
 =head1 NAME
 
-Kamado::CGI::Zygote - a CGI script compiled once, run in a fork per request
+Kamado::CGI::Process::Zygote - a CGI script compiled once, run in a fork per request
 
 =cut

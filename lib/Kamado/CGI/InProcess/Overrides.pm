@@ -1,30 +1,30 @@
-package Kamado::CGI::Overrides;
+package Kamado::CGI::InProcess::Overrides;
 use 5.024;
 use strict;
 use warnings;
 
 use POSIX ();
 use Kamado ();    # (current_pid, in XS)
-use Kamado::CGI::Require;
-use Kamado::CGI::World;
+use Kamado::CGI::InProcess::Require;
+use Kamado::CGI::InProcess::World;
 
-# What the in-process modes (Kamado::CGI::Registry) put in place of perl's
+# What the in-process modes (Kamado::CGI::InProcess::Run) put in place of perl's
 # built-ins, for the code compiled after this module loads (a script, the
-# modules it uses): require and do (Kamado::CGI::Require), exit, caller
+# modules it uses): require and do (Kamado::CGI::InProcess::Require), exit, caller
 # and exec. Outside a script's run they are perl's own (t/cgi-runner/
 # overrides.t). Loaded only by Registry, so only in a worker that runs a
 # script in one of those modes (Kamado::CGI::Mode).
 
-# (set by Kamado::CGI::Registry for each run)
+# (set by Kamado::CGI::InProcess::Run for each run)
 our $RUNNING;    # the worker's pid while a script runs in it
 our $SCRIPT;     # that script
 # what _exit dies with where it cannot leave by the runner's block, and
 # the code it was given (undef: the script did not call exit)
-our $EXIT = bless [], 'Kamado::CGI::Registry::Exit';
+our $EXIT = bless [], 'Kamado::CGI::InProcess::Run::Exit';
 our $EXIT_CODE;
 
 BEGIN {
-    Kamado::CGI::Require->install;
+    Kamado::CGI::InProcess::Require->install;
     no warnings 'once';
     *CORE::GLOBAL::exit = \&_exit;
     *CORE::GLOBAL::caller = \&_caller;
@@ -37,8 +37,8 @@ BEGIN {
 # with its status. An exec that fails returns false with $! set, as
 # perl's. (`exec {PROGRAM} LIST` cannot be overridden: it is perl's.)
 sub _exec {
-    return CORE::exec(@_) unless $RUNNING && Kamado::CGI::Registry::current_pid() == $RUNNING;
-    Kamado::CGI::World::flush_all();
+    return CORE::exec(@_) unless $RUNNING && Kamado::CGI::InProcess::Run::current_pid() == $RUNNING;
+    Kamado::CGI::InProcess::World::flush_all();
     pipe(my $failed, my $started) or return 0;    # (closed by the exec: it started)
     my $pid = fork // return 0;
     if (!$pid) {
@@ -82,7 +82,7 @@ sub _caller (;$) {
 sub _exit (;$) {
     my $code = @_ ? $_[0] : 0;
     CORE::exit($code) unless $RUNNING;
-    child_exit($code) if Kamado::CGI::Registry::current_pid() != $RUNNING;
+    child_exit($code) if Kamado::CGI::InProcess::Run::current_pid() != $RUNNING;
     $EXIT_CODE = $code;
     {
         # to the runner's block, past every eval and sub of the script
@@ -111,6 +111,6 @@ __END__
 
 =head1 NAME
 
-Kamado::CGI::Overrides - perl's require, do, exit, caller and exec for scripts run in the worker
+Kamado::CGI::InProcess::Overrides - perl's require, do, exit, caller and exec for scripts run in the worker
 
 =cut

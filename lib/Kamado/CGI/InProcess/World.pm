@@ -1,4 +1,4 @@
-package Kamado::CGI::World;
+package Kamado::CGI::InProcess::World;
 use 5.024;
 use strict;
 use warnings;
@@ -8,7 +8,7 @@ use Cwd ();
 use Kamado ();    # (the XS below)
 
 # The world a script runs in inside the worker (modes registry and
-# perlrun, Kamado::CGI::Registry), swapped in for each run and the
+# perlrun, Kamado::CGI::InProcess::Run), swapped in for each run and the
 # worker's put back after it, whatever the script did: descriptors 0, 1
 # and 2 with perl's STDIN, STDOUT and STDERR on them (the body, a file
 # collecting the output, a file collecting the errors), %ENV, the working
@@ -87,14 +87,14 @@ __END__
 
 =head1 NAME
 
-Kamado::CGI::World - the worker's world put aside while a script runs in it
+Kamado::CGI::InProcess::World - the worker's world put aside while a script runs in it
 
 =head1 SYNOPSIS
 
-    my $files = Kamado::CGI::World::files();
-    my $closed = Kamado::CGI::World::world_enter(fileno $in, fileno $files->{out}, fileno $files->{err}, $env, $fixed, $dir, $file, undef);
+    my $files = Kamado::CGI::InProcess::World::files();
+    my $closed = Kamado::CGI::InProcess::World::world_enter(fileno $in, fileno $files->{out}, fileno $files->{err}, $env, $fixed, $dir, $file, undef);
     ...
-    ($closed, my %changed) = Kamado::CGI::World::world_leave($files->{cwd});
-    Kamado::CGI::World::reopen_std($closed) if $closed;
+    ($closed, my %changed) = Kamado::CGI::InProcess::World::world_leave($files->{cwd});
+    Kamado::CGI::InProcess::World::reopen_std($closed) if $closed;
 
 =cut
