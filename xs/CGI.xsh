@@ -1,20 +1,8 @@
 # Kamado::CGI::*: the CGI runner's glue over xs/cgi/kd_cgi_*.c. Included by Kamado.xs.
 
-MODULE = Kamado    PACKAGE = Kamado::CGI::InProcess::Run
+MODULE = Kamado    PACKAGE = Kamado::CGI::InProcess::Require
 
 PROTOTYPES: DISABLE
-
-IV
-current_pid()
-ALIAS:
-    Kamado::current_pid = 1
-CODE:
-    PERL_UNUSED_VAR(ix);
-    if (!kd_pid)
-        kd_pid = getpid();
-    RETVAL = (IV)kd_pid;
-OUTPUT:
-    RETVAL
 
 void
 share_lexicals(SV *outer_ref, ...)

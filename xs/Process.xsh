@@ -46,6 +46,16 @@ OUTPUT:
     RETVAL
 
 
+IV
+current_pid()
+CODE:
+    /* (noted, and forgotten in a forked child: xs/timers.c) */
+    if (!kd_pid)
+        kd_pid = getpid();
+    RETVAL = (IV)kd_pid;
+OUTPUT:
+    RETVAL
+
 int
 request_timer(double soft, double hard)
 CODE:

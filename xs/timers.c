@@ -1,4 +1,4 @@
-/* The worker's request timers and its pid, as the XS of Kamado and Kamado::CGI::InProcess::Run use them. Included by Kamado.xs, before its XS part. */
+/* The worker's request timers and its pid, as the XS of Kamado uses them. Included by Kamado.xs, before its XS part. */
 
 /* --request-timeout: two POSIX timers per worker. The soft one sends USR2,
  * which the worker turns into a die in the app; the hard one sends VTALRM,

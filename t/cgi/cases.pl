@@ -134,7 +134,7 @@ my $form = { 'Content-Type' => 'application/x-www-form-urlencoded' };
 # ---------------------------------------------------------------- B
 { script => 'b1-file-scoped-my.cgi', hazard => 'B1', what => 'named subs read file-scoped my variables (closure problem)',
   compare => 'exact',
-  registry => 'same (the named subs are pointed at each run\'s file-scoped lexicals before it starts: Kamado::CGI::InProcess::Run::share_lexicals)',
+  registry => 'same (the named subs are pointed at each run\'s file-scoped lexicals before it starts: Kamado::CGI::InProcess::Require::share_lexicals)',
   requests => [
     { method => 'GET', query => 'name=alice&host=h1', expect => { status => 200, body => "count: 2 / 2\nhello alice\ncheck: valid\n" } },
     { method => 'GET', query => 'name=bob&host=h2', expect => { status => 200, body => "count: 2 / 2\nhello bob\ncheck: valid\n" } },

@@ -12,7 +12,7 @@ use Kamado::CGI::InProcess::World;
 # built-ins, for the code compiled after this module loads (a script, the
 # modules it uses): require and do (Kamado::CGI::InProcess::Require), exit, caller
 # and exec. Outside a script's run they are perl's own (t/cgi-runner/
-# overrides.t). Loaded only by Registry, so only in a worker that runs a
+# overrides.t). Loaded only by Run, so only in a worker that runs a
 # script in one of those modes (Kamado::CGI::Mode).
 
 # (set by Kamado::CGI::InProcess::Run for each run)
@@ -20,7 +20,7 @@ our $RUNNING;    # the worker's pid while a script runs in it
 our $SCRIPT;     # that script
 # what _exit dies with where it cannot leave by the runner's block, and
 # the code it was given (undef: the script did not call exit)
-our $EXIT = bless [], 'Kamado::CGI::InProcess::Run::Exit';
+our $EXIT = bless [], 'Kamado::CGI::InProcess::Overrides::Exit';
 our $EXIT_CODE;
 
 BEGIN {
@@ -37,7 +37,7 @@ BEGIN {
 # with its status. An exec that fails returns false with $! set, as
 # perl's. (`exec {PROGRAM} LIST` cannot be overridden: it is perl's.)
 sub _exec {
-    return CORE::exec(@_) unless $RUNNING && Kamado::CGI::InProcess::Run::current_pid() == $RUNNING;
+    return CORE::exec(@_) unless $RUNNING && Kamado::current_pid() == $RUNNING;
     Kamado::CGI::InProcess::World::flush_all();
     pipe(my $failed, my $started) or return 0;    # (closed by the exec: it started)
     my $pid = fork // return 0;
@@ -82,7 +82,7 @@ sub _caller (;$) {
 sub _exit (;$) {
     my $code = @_ ? $_[0] : 0;
     CORE::exit($code) unless $RUNNING;
-    child_exit($code) if Kamado::CGI::InProcess::Run::current_pid() != $RUNNING;
+    child_exit($code) if Kamado::current_pid() != $RUNNING;
     $EXIT_CODE = $code;
     {
         # to the runner's block, past every eval and sub of the script

@@ -170,7 +170,7 @@ sub _do {
 sub _run {
     my ($lib) = @_;
     return () unless $lib;
-    Kamado::CGI::InProcess::Run::share_lexicals($lib->{code}, $lib->{subs}->@*);
+    share_lexicals($lib->{code}, $lib->{subs}->@*);
     my @result = eval { scalar $lib->{code}->() };
     return $@ ? () : @result;
 }
@@ -227,5 +227,17 @@ __END__
 =head1 NAME
 
 Kamado::CGI::InProcess::Require - per-script require and do of library files
+
+=head1 DESCRIPTION
+
+While a script runs in the worker, C<require> and C<do> of a library
+file compile it into the script's package, once, and run its top level
+again at each require of each run, as a new process would. Also here,
+for the script's own wrapper and for each library's:
+C<share_lexicals(WRAPPER, SUBS)> (XS, F<xs/CGI.xsh>) points the named
+subs SUBS at the file-scoped lexicals of WRAPPER's next call (the
+closure problem of doc/CGI-HAZARDS.md B1), and C<named_subs>,
+C<as_sub> and C<compile_source>, which the compile
+(L<Kamado::CGI::InProcess::Compile>) and the checker's probe use.
 
 =cut

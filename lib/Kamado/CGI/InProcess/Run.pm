@@ -94,7 +94,7 @@ sub respond {
     $s->{used} = ++$USE;
     # the request's body (or nothing), and the worker's files for the
     # output and the errors
-    my $keep = $worker && $worker == current_pid() ? \%keep : _kept();
+    my $keep = $worker && $worker == Kamado::current_pid() ? \%keep : _kept();
     my $body = ($env->{CONTENT_LENGTH} // 0) > 0 || defined $env->{HTTP_TRANSFER_ENCODING};
     my $in = $body ? Kamado::CGI::Process::Relay::body_input($env) : $keep->{null};
     # (set by the timeout, for _response: a 504 when no head was written)
@@ -220,8 +220,8 @@ sub _discard {
 # The worker's files for the runs (Kamado::CGI::InProcess::World::files), opened
 # once per worker, and its USR2 handler put aside for _on_usr2.
 sub _kept {
-    return \%keep if $worker && $worker == current_pid();
-    $worker = current_pid();
+    return \%keep if $worker && $worker == Kamado::current_pid();
+    $worker = Kamado::current_pid();
     %keep = Kamado::CGI::InProcess::World::files()->%*;
     # (a child a script forked has it already)
     $worker_usr2 = $SIG{USR2} unless ref $SIG{USR2} && $SIG{USR2} == \&_on_usr2;
@@ -256,7 +256,7 @@ sub _within {
         local $Kamado::CGI::InProcess::Require::SCRIPT = $s;
         local @Kamado::CGI::InProcess::Require::INC_ADDED = ();
         local $Kamado::CGI::InProcess::Overrides::SCRIPT = $s;
-        local $Kamado::CGI::InProcess::Overrides::RUNNING = current_pid();
+        local $Kamado::CGI::InProcess::Overrides::RUNNING = Kamado::current_pid();
         no warnings 'once';
         local $PersistentPerl::RUNNER = Kamado::CGI::InProcess::Persistent->runner($s->{perlrun});
         # (the script's errors are caught inside; this is for the runner's)
@@ -276,7 +276,7 @@ sub _within {
         } or Kamado::Log->error("$s->{file}: $@");
         # a child the script forked, back here without exit
         Kamado::CGI::InProcess::Overrides::child_exit(0)
-            if current_pid() != $Kamado::CGI::InProcess::Overrides::RUNNING;
+            if Kamado::current_pid() != $Kamado::CGI::InProcess::Overrides::RUNNING;
         # the server's timers back (borrowed by _run), however it ended
         Kamado::return_request_timer();
         alarm 0;
@@ -329,7 +329,7 @@ sub _run {
         my $carp = $s->{carp} // \%Kamado::CGI::InProcess::Compile::CARP;
         ${"CGI::Carp::$_"} = $carp->{$_} for keys $carp->%*;
     }
-    share_lexicals($s->{code}, $s->{subs}->@*);
+    Kamado::CGI::InProcess::Require::share_lexicals($s->{code}, $s->{subs}->@*);
     # a new page, with the script's formats (perl keeps STDOUT's state)
     Kamado::CGI::InProcess::World::new_page($s->{page}->@*);
     $SIG{$_} = $s->{sig}{$_} for keys $s->{sig}->%*;
