@@ -419,7 +419,7 @@ left open are closed; a package-less library (C<require './lib.pl'>) is
 compiled into the package of each script that requires it, and its top
 level runs again on each request. A script is compiled again when it or a
 library it loaded changes. A worker keeps at most 200 compiled scripts
-(C<$Kamado::CGI::InProcess::Run::MAX_COMPILED>); past it, the least recently
+(C<$Kamado::CGI::InProcess::Scripts::MAX_COMPILED>); past it, the least recently
 used is discarded with its packages and compiled again when it is next
 asked for. A script that calls C<exit> in a C<BEGIN> block gets what it
 printed sent, and is compiled (and exits) again on the next request, as a

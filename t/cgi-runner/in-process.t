@@ -160,7 +160,7 @@ CGI
 
     is $server->stop, 0, 'TERM: exit 0 (the hostile script\'s TERM handler was not kept)';
 }
-# registry keeps at most $Kamado::CGI::InProcess::Run::MAX_COMPILED compiled
+# registry keeps at most $Kamado::CGI::InProcess::Scripts::MAX_COMPILED compiled
 # scripts per worker: past it, the least recently used is compiled again
 # when it comes back (a BEGIN block says when a script compiles)
 {
@@ -169,9 +169,9 @@ CGI
         put_script($dir, "$name.cgi", "BEGIN { print STDERR qq{compiling $name\\n} }\n"
             . "print qq{Content-Type: text/plain\\n\\n$name};\n");
     }
-    $server =
-        start_server(app => 'require Kamado::CGI::InProcess::Run; $Kamado::CGI::InProcess::Run::MAX_COMPILED = 2; '
-            . 'sub { [404, [], []] }', workers => 1, args => ['--cgi-bin', $dir, '--cgi-mode', 'registry']);
+    my $app = 'require Kamado::CGI::InProcess::Scripts; $Kamado::CGI::InProcess::Scripts::MAX_COMPILED = 2; '
+        . 'sub { [404, [], []] }';
+    $server = start_server(app => $app, workers => 1, args => ['--cgi-bin', $dir, '--cgi-mode', 'registry']);
     is join(' ', map { get("$_.cgi")->{body} } qw(a b a c a b)), 'a b a c a b', 'six requests to three scripts';
     my %compiles;
     $compiles{$_}++ for $server->log =~ /compiling (\w)/g;

@@ -6,7 +6,6 @@ use warnings;
 use POSIX ();
 # the errors a worker's file keeps before it is emptied
 use constant MAX_KEPT => 1 << 20;
-use Symbol ();
 use Kamado ();
 use Kamado::CGI::Env;
 use Kamado::CGI::Output;
@@ -14,10 +13,10 @@ use Kamado::CGI::Process::Relay;    # (body_input)
 use Kamado::CGI::Process::Reaper;
 use Kamado::ErrorResponse qw(error_response);
 use Kamado::CGI::InProcess::Require;
+use Kamado::CGI::InProcess::Scripts;
 use Kamado::CGI::InProcess::Persistent;
 use Kamado::CGI::InProcess::Snapshot;
 use Kamado::CGI::InProcess::World;
-use Kamado::CGI::Source;
 use Kamado::Log;
 
 # Modes "registry" and "perlrun": a script runs inside the worker, as
@@ -71,13 +70,6 @@ our $timing = 0;   # the --cgi-timeout of the run the timers are set for
 my $worker_usr2;   # the worker's own USR2 handler (see _on_usr2)
 
 my ($worker, %keep);    # the worker's pid and its kept files (_kept)
-my %compiled;    # script path -> compiled script (registry)
-my $USE = 0;     # a clock for least recently used
-# compiled scripts a worker keeps; past it, the least recently used goes
-# (with its packages: a site of a thousand scripts is not a thousand
-# compiled scripts in every worker)
-our $MAX_COMPILED = 200;
-my %source;      # script path -> its Kamado::CGI::Source, with the stat key
 # the worker's own DATA (script/kamado's POD) is not the scripts' main::DATA
 close main::DATA if defined fileno main::DATA;
 
@@ -90,8 +82,8 @@ close main::DATA if defined fileno main::DATA;
 # PSGI response }
 sub respond {
     my ($class, $args, $env) = @_;
-    my $s = _state($args) // return error_response(500);
-    $s->{used} = ++$USE;
+    my $s = Kamado::CGI::InProcess::Scripts::get($args) // return error_response(500);
+    Kamado::CGI::InProcess::Scripts::used($s);
     # the request's body (or nothing), and the worker's files for the
     # output and the errors
     my $keep = $worker && $worker == Kamado::current_pid() ? \%keep : _kept();
@@ -113,11 +105,12 @@ sub respond {
 # environment. Registry keeps it, as its first request would have; for
 # perlrun, which compiles per request, it is compiled and let go, so that
 # the modules it uses are loaded here. Its errors are logged. Returns
-# whether it compiled; undef when registry keeps $MAX_COMPILED already.
+# whether it compiled; undef when registry keeps as many scripts as it
+# may already (Kamado::CGI::InProcess::Scripts).
 sub preload {
     my ($class, $args, $env) = @_;
-    return undef if $args->{mode} eq 'registry' && !$compiled{ $args->{script}{filename} } && keys %compiled >= $MAX_COMPILED;
-    my $s = _state($args) // return 0;
+    return undef if Kamado::CGI::InProcess::Scripts::full($args);
+    my $s = Kamado::CGI::InProcess::Scripts::get($args) // return 0;
     return 1 if $s->{code};
     my $keep = _kept();
     local $timed_out = 0;
@@ -135,44 +128,6 @@ sub release {
     %keep = ();
     undef $worker;
     $SIG{USR2} = $worker_usr2 // 'DEFAULT' if ref $SIG{USR2} && $SIG{USR2} == \&_on_usr2;
-}
-
-# The script's compiled state (made, or made again when it or a library
-# changed), or undef when it cannot be read (logged).
-sub _state {
-    my ($args) = @_;
-    my $script = $args->{script};
-    my $file = $script->{filename};
-    my $s = $compiled{$file};
-    # (the script and every library it loaded as they were compiled)
-    if ($s && ($s->{key} ne $script->{key} || ($s->{libs}->%* && !Kamado::CGI::Source::unchanged($s->{libs})))) {
-        _discard($s);
-        $s = undef;
-    }
-    if (!$s) {
-        # (read once per version of the file: perlrun compiles it per request)
-        my $key = $script->{key};
-        my $src = $source{$file} && $source{$file}{key} eq $key ? $source{$file} : eval {
-            $source{$file} = { Kamado::CGI::Source->read($file)->%*, key => $key };
-        } or do {
-            Kamado::Log->error("$file: $@");
-            return undef;
-        };
-        # (a script that needs a process of its own, for a #! switch such
-        # as -T or another interpreter, is not here: Kamado::CGI::Mode)
-        my %switch = map { $_ => 1 } map { split //, substr $_, 1 } $src->{switches}->@*;
-        $s = { file => $file, dir => $script->{dir}, key => $key, libs => {}, packages => {},
-               source => $src, perlrun => $args->{mode} eq 'perlrun' ? 1 : 0, warnings => $switch{w} ? 1 : 0, line_ends => $switch{l} ? "\n" : undef };
-        if ($args->{mode} eq 'registry') {
-            if (keys %compiled >= $MAX_COMPILED) {
-                my ($oldest) = sort { $compiled{$a}{used} <=> $compiled{$b}{used} } keys %compiled;
-                delete $source{$oldest};
-                _discard($compiled{$oldest});
-            }
-            $compiled{$file} = $s;
-        }
-    }
-    return $s;
 }
 
 # Compiles the script if it is not yet and, when $run, runs it, in one
@@ -199,22 +154,8 @@ sub _compile_and_run {
     }
     Kamado::Log->error("$file: ran for more than $args->{timeout} s (--cgi-timeout): stopped") if $timed_out;
     Kamado::Log->error("$file: could not be compiled (its errors are above)") unless $compiled || $exited;
-    _discard($s) if !$compiled || $args->{mode} eq 'perlrun';
+    Kamado::CGI::InProcess::Scripts::discard($s) if !$compiled || $args->{mode} eq 'perlrun';
     return $compiled;
-}
-
-sub _discard {
-    my ($s) = @_;
-    delete $compiled{ $s->{file} };
-    return unless $s->{package};
-    for my $package ($s->{package}, keys $s->{packages}->%*) {
-        Kamado::CGI::InProcess::Require->forget($package);
-    }
-    # its private modules load again with it
-    delete @INC{ grep { defined $INC{$_} && $s->{libs}{ $INC{$_} } } keys %INC } if $s->{libs}->%*;
-    # (the packages it made: compiled again, its subs are new, not redefined)
-    Symbol::delete_package($_) for $s->{stashes} ? Kamado::CGI::InProcess::Compile::own_packages($s) : $s->{package};
-    delete $s->{code};
 }
 
 # The worker's files for the runs (Kamado::CGI::InProcess::World::files), opened

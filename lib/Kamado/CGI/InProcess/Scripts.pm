@@ -1,0 +1,117 @@
+package Kamado::CGI::InProcess::Scripts;
+use 5.024;
+use strict;
+use warnings;
+
+use Symbol ();
+use Kamado::CGI::InProcess::Compile;
+use Kamado::CGI::InProcess::Require;
+use Kamado::CGI::Source;
+use Kamado::Log;
+
+# The scripts a worker holds for the in-process modes: registry keeps
+# each compiled script, up to $MAX_COMPILED, until it or a library it
+# loaded changes; perlrun's lasts one request. Kamado::CGI::InProcess::Run
+# runs them.
+
+my %compiled;    # script path -> compiled script (registry)
+my $USE = 0;     # a clock for least recently used
+# compiled scripts a worker keeps; past it, the least recently used goes
+# (with its packages: a site of a thousand scripts is not a thousand
+# compiled scripts in every worker)
+our $MAX_COMPILED = 200;
+my %source;      # script path -> its Kamado::CGI::Source, with the stat key
+
+# full(ARGS): whether registry keeps as many scripts as it may, the
+# script of ARGS not among them.
+sub full {
+    my ($args) = @_;
+    return $args->{mode} eq 'registry' && !$compiled{ $args->{script}{filename} } && keys %compiled >= $MAX_COMPILED;
+}
+
+# used(S): the compiled script S is the most recently used.
+sub used { $_[0]{used} = ++$USE }
+
+# The script's compiled state (made, or made again when it or a library
+# changed), or undef when it cannot be read (logged).
+sub get {
+    my ($args) = @_;
+    my $script = $args->{script};
+    my $file = $script->{filename};
+    my $s = $compiled{$file};
+    # (the script and every library it loaded as they were compiled)
+    if ($s && ($s->{key} ne $script->{key} || ($s->{libs}->%* && !Kamado::CGI::Source::unchanged($s->{libs})))) {
+        discard($s);
+        $s = undef;
+    }
+    if (!$s) {
+        # (read once per version of the file: perlrun compiles it per request)
+        my $key = $script->{key};
+        my $src = $source{$file};
+        if (!$src || $src->{key} ne $key) {
+            $src = eval { +{ Kamado::CGI::Source->read($file)->%*, key => $key } } or do {
+                Kamado::Log->error("$file: $@");
+                return undef;
+            };
+            $source{$file} = $src;
+        }
+        # (a script that needs a process of its own, for a #! switch such
+        # as -T or another interpreter, is not here: Kamado::CGI::Mode)
+        my %switch = map { $_ => 1 } map { split //, substr $_, 1 } $src->{switches}->@*;
+        $s = {
+            file => $file, dir => $script->{dir}, key => $key, libs => {}, packages => {},
+            source => $src, perlrun => $args->{mode} eq 'perlrun' ? 1 : 0, warnings => $switch{w} ? 1 : 0,
+            line_ends => $switch{l} ? "\n" : undef
+        };
+        if ($args->{mode} eq 'registry') {
+            if (keys %compiled >= $MAX_COMPILED) {
+                my ($oldest) = sort { $compiled{$a}{used} <=> $compiled{$b}{used} } keys %compiled;
+                delete $source{$oldest};
+                discard($compiled{$oldest});
+            }
+            $compiled{$file} = $s;
+        }
+    }
+    return $s;
+}
+
+sub discard {
+    my ($s) = @_;
+    delete $compiled{ $s->{file} };
+    return unless $s->{package};
+    for my $package ($s->{package}, keys $s->{packages}->%*) {
+        Kamado::CGI::InProcess::Require->forget($package);
+    }
+    # its private modules load again with it
+    delete @INC{ grep { defined $INC{$_} && $s->{libs}{ $INC{$_} } } keys %INC } if $s->{libs}->%*;
+    # (the packages it made: compiled again, its subs are new, not redefined)
+    Symbol::delete_package($_) for $s->{stashes} ? Kamado::CGI::InProcess::Compile::own_packages($s) : $s->{package};
+    delete $s->{code};
+}
+
+1;
+__END__
+
+=head1 NAME
+
+Kamado::CGI::InProcess::Scripts - the compiled CGI scripts a worker holds (modes registry and perlrun)
+
+=head1 SYNOPSIS
+
+    my $s = Kamado::CGI::InProcess::Scripts::get($args) // return error_response(500);
+    Kamado::CGI::InProcess::Scripts::used($s);
+    ...
+    Kamado::CGI::InProcess::Scripts::discard($s) if $args->{mode} eq 'perlrun';
+
+=head1 DESCRIPTION
+
+C<get(ARGS)> gives the state of the script ARGS names (ARGS as for
+L<Kamado::CGI::InProcess::Run>): the one kept, or a new one when none is
+kept or the script or a library it loaded changed since it compiled
+(inode, size, mtime). Registry keeps it; past
+C<$Kamado::CGI::InProcess::Scripts::MAX_COMPILED> scripts (200), the
+least recently used is discarded. C<discard(S)> forgets a script with
+the packages it made and the private modules it loaded, which load
+again with it. The source is read once per version of the file.
+
+=cut
