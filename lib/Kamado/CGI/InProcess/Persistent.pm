@@ -38,8 +38,9 @@ my $exit = 0;        # the worker exits after this request
 
 { no warnings 'once'; push @Kamado::Prefork::AT_WORKER_EXIT, sub { worker_exit(@_) } }
 
-# runner(PERLRUN) -> the runner for a run in that mode.
-sub runner { $_[1] ? $PERLRUN : $REGISTRY }
+# runner(KEPT) -> the runner for a run of a script whose state outlives
+# the run (KEPT true: registry) or ends with it (perlrun).
+sub runner { $_[1] ? $REGISTRY : $PERLRUN }
 
 sub add_shutdown_handler {
     my ($self, $code) = @_;
@@ -153,7 +154,7 @@ Kamado::CGI::InProcess::Persistent - the worker's side of the PersistentPerl API
 
 =head1 SYNOPSIS
 
-    local $PersistentPerl::RUNNER = Kamado::CGI::InProcess::Persistent->runner($perlrun);
+    local $PersistentPerl::RUNNER = Kamado::CGI::InProcess::Persistent->runner($s->{kept});
     ... the script runs ...
     Kamado::CGI::InProcess::Persistent::end_run() if $Kamado::CGI::InProcess::Persistent::PENDING;
     $env->{'psgix.harakiri.commit'} = 1 if Kamado::CGI::InProcess::Persistent::exit_asked();

@@ -7,7 +7,6 @@ use POSIX ();
 # the errors a worker's file keeps before it is emptied
 use constant MAX_KEPT => 1 << 20;
 use Kamado ();
-use Kamado::CGI::Env;
 use Kamado::CGI::Output;
 use Kamado::CGI::Process::Relay;    # (body_input)
 use Kamado::CGI::Process::Reaper;
@@ -73,16 +72,17 @@ my ($worker, %keep);    # the worker's pid and its kept files (_kept)
 # the worker's own DATA (script/kamado's POD) is not the scripts' main::DATA
 close main::DATA if defined fileno main::DATA;
 
-# respond(ARGS, ENV) -> a PSGI response for the psgi env ENV (the modes'
-# response: Kamado::CGI::Mode::Registry and ::PerlRun). ARGS, kept
+# respond(MODE, ARGS, ENV) -> a PSGI response for the psgi env ENV (the
+# modes' response: MODE is Kamado::CGI::Mode::Registry or ::PerlRun, whose
+# policy it follows: keeps_compiled, compile_env). ARGS, kept
 # by Kamado::CGI for each script's URL (not a hash made every request):
 # { mode => registry or perlrun, script => {filename, key, dir, nph},
 # fixed => the script's fixed CGI variables (Kamado::CGI::Env::fixed),
 # timeout => --cgi-timeout, redirect => sub (env, path) ->
 # PSGI response }
 sub respond {
-    my ($class, $args, $env) = @_;
-    my $s = Kamado::CGI::InProcess::Scripts::get($args) // return error_response(500);
+    my ($mode, $args, $env) = @_;
+    my $s = Kamado::CGI::InProcess::Scripts::get($mode, $args) // return error_response(500);
     Kamado::CGI::InProcess::Scripts::used($s);
     # the request's body (or nothing), and the worker's files for the
     # output and the errors
@@ -99,7 +99,7 @@ sub respond {
     return $compiled || $exited ? _response($keep->{out}, $args, $env) : error_response(500);
 }
 
-# preload(ARGS, ENV): the script compiled now, not run (--preload-cgi:
+# preload(MODE, ARGS, ENV): the script compiled now, not run (--preload-cgi:
 # in the generation, before the workers fork, which then share it); ENV
 # is the PSGI env of a GET of it, for what its compile sees of the CGI
 # environment. Registry keeps it, as its first request would have; for
@@ -108,9 +108,9 @@ sub respond {
 # whether it compiled; undef when registry keeps as many scripts as it
 # may already (Kamado::CGI::InProcess::Scripts).
 sub preload {
-    my ($class, $args, $env) = @_;
-    return undef if Kamado::CGI::InProcess::Scripts::full($args);
-    my $s = Kamado::CGI::InProcess::Scripts::get($args) // return 0;
+    my ($mode, $args, $env) = @_;
+    return undef if Kamado::CGI::InProcess::Scripts::full($mode, $args);
+    my $s = Kamado::CGI::InProcess::Scripts::get($mode, $args) // return 0;
     return 1 if $s->{code};
     my $keep = _kept();
     local $timed_out = 0;
@@ -154,7 +154,7 @@ sub _compile_and_run {
     }
     Kamado::Log->error("$file: ran for more than $args->{timeout} s (--cgi-timeout): stopped") if $timed_out;
     Kamado::Log->error("$file: could not be compiled (its errors are above)") unless $compiled || $exited;
-    Kamado::CGI::InProcess::Scripts::discard($s) if !$compiled || $args->{mode} eq 'perlrun';
+    Kamado::CGI::InProcess::Scripts::discard($s) if !$compiled || !$s->{kept};
     return $compiled;
 }
 
@@ -199,17 +199,15 @@ sub _within {
         local $Kamado::CGI::InProcess::Overrides::SCRIPT = $s;
         local $Kamado::CGI::InProcess::Overrides::RUNNING = Kamado::current_pid();
         no warnings 'once';
-        local $PersistentPerl::RUNNER = Kamado::CGI::InProcess::Persistent->runner($s->{perlrun});
+        local $PersistentPerl::RUNNER = Kamado::CGI::InProcess::Persistent->runner($s->{kept});
         # (the script's errors are caught inside; this is for the runner's)
         eval {
-            # registry compiles once for the requests to come: in the CGI
-            # variables no request changes (BEGIN, `use constant` never
-            # keep one user's data for the next); perlrun, per request,
-            # in the request's, as CGI
+            # in the environment its mode compiles it in (compile_env)
             if ($s->{code}) {}
-            elsif ($s->{perlrun}) { Kamado::CGI::InProcess::Compile::compile($s) }
-            else {
-                local %ENV = Kamado::CGI::Env::compile_env($fixed);
+            elsif (my $compile_env = $s->{mode}->compile_env($fixed)) {
+                local %ENV = %$compile_env;
+                Kamado::CGI::InProcess::Compile::compile($s);
+            } else {
                 Kamado::CGI::InProcess::Compile::compile($s);
             }
             _run($s, $keep, $timeout) if $s->{code} && $run;

@@ -22,20 +22,22 @@ my $USE = 0;     # a clock for least recently used
 our $MAX_COMPILED = 200;
 my %source;      # script path -> its Kamado::CGI::Source, with the stat key
 
-# full(ARGS): whether registry keeps as many scripts as it may, the
-# script of ARGS not among them.
+# full(MODE, ARGS): whether MODE keeps its scripts and keeps as many as
+# it may, the script of ARGS not among them.
 sub full {
-    my ($args) = @_;
-    return $args->{mode} eq 'registry' && !$compiled{ $args->{script}{filename} } && keys %compiled >= $MAX_COMPILED;
+    my ($mode, $args) = @_;
+    return $mode->keeps_compiled && !$compiled{ $args->{script}{filename} } && keys %compiled >= $MAX_COMPILED;
 }
 
 # used(S): the compiled script S is the most recently used.
 sub used { $_[0]{used} = ++$USE }
 
-# The script's compiled state (made, or made again when it or a library
-# changed), or undef when it cannot be read (logged).
+# get(MODE, ARGS): the script's compiled state (made, or made again when
+# it or a library changed), or undef when it cannot be read (logged).
+# Kept when its mode MODE (Kamado::CGI::Mode::Registry or ::PerlRun)
+# keeps compiled scripts.
 sub get {
-    my ($args) = @_;
+    my ($mode, $args) = @_;
     my $script = $args->{script};
     my $file = $script->{filename};
     my $s = $compiled{$file};
@@ -60,10 +62,10 @@ sub get {
         my %switch = map { $_ => 1 } map { split //, substr $_, 1 } $src->{switches}->@*;
         $s = {
             file => $file, dir => $script->{dir}, key => $key, libs => {}, packages => {},
-            source => $src, perlrun => $args->{mode} eq 'perlrun' ? 1 : 0, warnings => $switch{w} ? 1 : 0,
+            source => $src, mode => $mode, kept => $mode->keeps_compiled ? 1 : 0, warnings => $switch{w} ? 1 : 0,
             line_ends => $switch{l} ? "\n" : undef
         };
-        if ($args->{mode} eq 'registry') {
+        if ($s->{kept}) {
             if (keys %compiled >= $MAX_COMPILED) {
                 my ($oldest) = sort { $compiled{$a}{used} <=> $compiled{$b}{used} } keys %compiled;
                 delete $source{$oldest};
@@ -98,17 +100,18 @@ Kamado::CGI::InProcess::Scripts - the compiled CGI scripts a worker holds (modes
 
 =head1 SYNOPSIS
 
-    my $s = Kamado::CGI::InProcess::Scripts::get($args) // return error_response(500);
+    my $s = Kamado::CGI::InProcess::Scripts::get($mode, $args) // return error_response(500);
     Kamado::CGI::InProcess::Scripts::used($s);
     ...
-    Kamado::CGI::InProcess::Scripts::discard($s) if $args->{mode} eq 'perlrun';
+    Kamado::CGI::InProcess::Scripts::discard($s) unless $s->{kept};
 
 =head1 DESCRIPTION
 
-C<get(ARGS)> gives the state of the script ARGS names (ARGS as for
+C<get(MODE, ARGS)> gives the state of the script ARGS names (ARGS as for
 L<Kamado::CGI::InProcess::Run>): the one kept, or a new one when none is
 kept or the script or a library it loaded changed since it compiled
-(inode, size, mtime). Registry keeps it; past
+(inode, size, mtime). It is kept when MODE's C<keeps_compiled> says so
+(L<Kamado::CGI::Mode::Registry>, not L<Kamado::CGI::Mode::PerlRun>); past
 C<$Kamado::CGI::InProcess::Scripts::MAX_COMPILED> scripts (200), the
 least recently used is discarded. C<discard(S)> forgets a script with
 the packages it made and the private modules it loaded, which load
