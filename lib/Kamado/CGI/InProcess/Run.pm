@@ -83,7 +83,6 @@ close main::DATA if defined fileno main::DATA;
 sub respond {
     my ($mode, $args, $env) = @_;
     my $s = Kamado::CGI::InProcess::Scripts::get($mode, $args) // return error_response(500);
-    Kamado::CGI::InProcess::Scripts::used($s);
     # the request's body (or nothing), and the worker's files for the
     # output and the errors
     my $keep = $worker && $worker == Kamado::current_pid() ? \%keep : _kept();

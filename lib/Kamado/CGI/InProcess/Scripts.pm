@@ -6,6 +6,7 @@ use warnings;
 use Symbol ();
 use Kamado::CGI::InProcess::Compile;
 use Kamado::CGI::InProcess::Require;
+use Kamado::CGI::LRU;
 use Kamado::CGI::Source;
 use Kamado::Log;
 
@@ -14,33 +15,30 @@ use Kamado::Log;
 # loaded changes; perlrun's lasts one request. Kamado::CGI::InProcess::Run
 # runs them.
 
-my %compiled;    # script path -> compiled script (registry)
-my $USE = 0;     # a clock for least recently used
 # compiled scripts a worker keeps; past it, the least recently used goes
 # (with its packages: a site of a thousand scripts is not a thousand
 # compiled scripts in every worker)
 our $MAX_COMPILED = 200;
-my %source;      # script path -> its Kamado::CGI::Source, with the stat key
+my %source;    # script path -> its Kamado::CGI::Source, with the stat key
+# script path -> compiled script (registry)
+my $compiled = Kamado::CGI::LRU->new(max => $MAX_COMPILED, evict => \&_evict);
 
 # full(MODE, ARGS): whether MODE keeps its scripts and keeps as many as
 # it may, the script of ARGS not among them.
 sub full {
     my ($mode, $args) = @_;
-    return $mode->keeps_compiled && !$compiled{ $args->{script}{filename} } && keys %compiled >= $MAX_COMPILED;
+    return $mode->keeps_compiled && !$compiled->peek($args->{script}{filename}) && $compiled->count >= $MAX_COMPILED;
 }
-
-# used(S): the compiled script S is the most recently used.
-sub used { $_[0]{used} = ++$USE }
 
 # get(MODE, ARGS): the script's compiled state (made, or made again when
 # it or a library changed), or undef when it cannot be read (logged).
 # Kept when its mode MODE (Kamado::CGI::Mode::Registry or ::PerlRun)
-# keeps compiled scripts.
+# keeps compiled scripts. The script kept is now the most recently used.
 sub get {
     my ($mode, $args) = @_;
     my $script = $args->{script};
     my $file = $script->{filename};
-    my $s = $compiled{$file};
+    my $s = $compiled->get($file);
     # (the script and every library it loaded as they were compiled)
     if ($s && ($s->{key} ne $script->{key} || ($s->{libs}->%* && !Kamado::CGI::Source::unchanged($s->{libs})))) {
         discard($s);
@@ -65,21 +63,22 @@ sub get {
             source => $src, mode => $mode, kept => $mode->keeps_compiled ? 1 : 0, warnings => $switch{w} ? 1 : 0,
             line_ends => $switch{l} ? "\n" : undef
         };
-        if ($s->{kept}) {
-            if (keys %compiled >= $MAX_COMPILED) {
-                my ($oldest) = sort { $compiled{$a}{used} <=> $compiled{$b}{used} } keys %compiled;
-                delete $source{$oldest};
-                discard($compiled{$oldest});
-            }
-            $compiled{$file} = $s;
-        }
+        # (the least recently used goes, if need be, before this one compiles)
+        $compiled->max($MAX_COMPILED)->set($file, $s) if $s->{kept};
     }
     return $s;
 }
 
+# (a script let go for another: its source goes too)
+sub _evict {
+    my ($file, $s) = @_;
+    delete $source{$file};
+    discard($s);
+}
+
 sub discard {
     my ($s) = @_;
-    delete $compiled{ $s->{file} };
+    $compiled->remove($s->{file});
     return unless $s->{package};
     for my $package ($s->{package}, keys $s->{packages}->%*) {
         Kamado::CGI::InProcess::Require->forget($package);
@@ -101,7 +100,6 @@ Kamado::CGI::InProcess::Scripts - the compiled CGI scripts a worker holds (modes
 =head1 SYNOPSIS
 
     my $s = Kamado::CGI::InProcess::Scripts::get($mode, $args) // return error_response(500);
-    Kamado::CGI::InProcess::Scripts::used($s);
     ...
     Kamado::CGI::InProcess::Scripts::discard($s) unless $s->{kept};
 
@@ -113,7 +111,7 @@ kept or the script or a library it loaded changed since it compiled
 (inode, size, mtime). It is kept when MODE's C<keeps_compiled> says so
 (L<Kamado::CGI::Mode::Registry>, not L<Kamado::CGI::Mode::PerlRun>); past
 C<$Kamado::CGI::InProcess::Scripts::MAX_COMPILED> scripts (200), the
-least recently used is discarded. C<discard(S)> forgets a script with
+least recently used is discarded (L<Kamado::CGI::LRU>). C<discard(S)> forgets a script with
 the packages it made and the private modules it loaded, which load
 again with it. The source is read once per version of the file.
 

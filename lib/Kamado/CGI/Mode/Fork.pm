@@ -11,6 +11,7 @@ use Socket qw(AF_UNIX SOCK_STREAM PF_UNSPEC);
 use Kamado;
 use Kamado::CGI::Env;
 use Kamado::CGI::Mode::Exec;
+use Kamado::CGI::LRU;
 use Kamado::CGI::Process::Relay;
 use Kamado::CGI::Source;
 use Kamado::Log;
@@ -43,8 +44,9 @@ my @LIB = do {
     grep { !$seen{$_}++ } map { File::Spec->rel2abs($_) } $lib, $arch // ();
 };
 
-my %zygotes;    # script path -> { pid, sock, key, deps, used }
-my $USE = 0;    # a clock for least recently used
+# script path -> { pid, sock, key, deps }, the least recently used
+# retired past MAX_ZYGOTES
+my $zygotes = Kamado::CGI::LRU->new(max => MAX_ZYGOTES, evict => sub { _retire($_[1]) });
 
 # response(SCRIPT, ENV) -> a PSGI streaming response for the psgi env
 # ENV; SCRIPT as for Kamado::CGI::Mode::Exec. (A script for another
@@ -92,17 +94,12 @@ sub _send {
 # The live zygote of a script, started (and waited for) if need be.
 sub _zygote {
     my ($file, $key, $dir, $dbi, $fixed) = @_;
-    my $z = $zygotes{$file};
+    my $z = $zygotes->get($file);
     # the script and each of its private libraries as they were compiled
-    if ($z && $z->{key} eq $key && Kamado::CGI::Source::unchanged($z->{deps})) {
-        $z->{used} = ++$USE;
-        return $z;
-    }
+    return $z if $z && $z->{key} eq $key && Kamado::CGI::Source::unchanged($z->{deps});
     _forget($file) if $z;
-    if (keys %zygotes >= MAX_ZYGOTES) {
-        my ($oldest) = sort { $zygotes{$a}{used} <=> $zygotes{$b}{used} } keys %zygotes;
-        _forget($oldest);
-    }
+    # (the least recently used goes before a new perl starts)
+    $zygotes->make_room;
     return _ready(_start($file, $key, $dir, $dbi, $fixed), $file, $dir);
 }
 
@@ -126,7 +123,7 @@ sub preload {
 }
 
 sub _start_preloaded {
-    my @started = map { [$_, _start($_->@[0 .. 4])] } grep { !$zygotes{ $_->[0] } } @preload;
+    my @started = map { [$_, _start($_->@[0 .. 4])] } grep { !$zygotes->peek($_->[0]) } @preload;
     _ready($_->[1], $_->[0]->@[0, 2]) for @started;
 }
 
@@ -191,8 +188,7 @@ sub _ready {
         return undef;
     }
     $z->{deps} = { map { ($_ => Kamado::CGI::Source::file_key($_)) } _private_files($dir, @inc) };
-    $z->{used} = ++$USE;
-    return $zygotes{$file} = $z;
+    return $zygotes->set($file, $z);
 }
 
 # Of the files a zygote loaded (its %INC as NAME=PATH, PATH relative to
@@ -217,7 +213,11 @@ my @retired;    # zygotes told to exit, reaped when they have
 
 sub _forget {
     my ($file) = @_;
-    my $z = delete $zygotes{$file} or return;
+    _retire($zygotes->remove($file) // return);
+}
+
+sub _retire {
+    my ($z) = @_;
     close $z->{sock};    # it exits when it reads the end
     push @retired, $z->{pid};
     @retired = grep { waitpid($_, POSIX::WNOHANG()) == 0 } @retired;
