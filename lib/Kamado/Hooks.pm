@@ -3,12 +3,63 @@ use 5.024;
 use strict;
 use warnings;
 
+use Carp ();
 use File::Spec ();
+use Kamado::Log;
 
 # The user's code Kamado runs around the app: --startup FILE, a
 # mod_perl-style startup.pl run once in each generation before the app
-# loads, and --worker-init CODE_OR_MODULE, run in each worker once it is
-# forked, before it accepts. Errors are one line naming the option.
+# loads; --worker-init CODE_OR_MODULE, run in each worker once it is
+# forked, before it accepts; and the subs given to on() for a worker's
+# events. Errors are one line naming the option.
+
+# The events and what each one's subs are given. A sub registered in the
+# supervisor or the generation (-M, --startup, the app as it loads) is
+# inherited by every worker forked after; one registered in a worker is
+# that worker's.
+my %ON = (
+    worker_start => [],    # once it has the app, before it accepts
+    worker_exit  => [],    # as it exits: (at once, --graceful-timeout)
+);
+
+# on(EVENT => CODE): CODE runs at each EVENT from now on; returns CODE
+# (for off). Dies, naming the caller's line, for an unknown event.
+sub on {
+    my ($class, $event, $code) = @_;
+    my $subs = _subs($event);
+    Carp::croak("Kamado::Hooks->on($event): not a code reference") unless ref $code eq 'CODE';
+    push @$subs, $code;
+    return $code;
+}
+
+# off(EVENT => CODE): CODE no longer runs at EVENT (each time on() gave it).
+sub off {
+    my ($class, $event, $code) = @_;
+    my $subs = _subs($event);
+    @$subs = grep { $_ != $code } @$subs;
+    return;
+}
+
+# emit(EVENT, ARGS): each sub of EVENT, in the order given to on(), with
+# ARGS; one that dies is logged, and the others still run.
+sub emit {
+    my ($class, $event, @args) = @_;
+    (my $what = $event) =~ tr/_/ /;
+    my @subs = _subs($event)->@*;    # (a copy: a sub may call on or off)
+    for my $sub (@subs) {
+        eval { $sub->(@args); 1 } or Kamado::Log->error("at $what: " . ($@ =~ s/\s+\z//r));
+    }
+    return;
+}
+
+# has(EVENT): how many subs EVENT has.
+sub has { scalar _subs($_[1])->@* }
+
+sub _subs {
+    my ($event) = @_;
+    return $ON{$event} if defined $event && $ON{$event};
+    Carp::croak('Kamado::Hooks: unknown event ' . ($event // 'undef') . ' (' . join(', ', sort keys %ON) . ')');
+}
 
 # startup(FILE): runs FILE in this process, in package main, as
 # mod_perl's PerlPostConfigRequire does; dies "kamado: --startup FILE:
@@ -56,13 +107,24 @@ __END__
 
 =head1 NAME
 
-Kamado::Hooks - the user's code run around the app: --startup and --worker-init
+Kamado::Hooks - the user's code run around the app: --startup, --worker-init, a worker's events
 
 =head1 SYNOPSIS
 
+    # in the app, a -M module or a --startup file
+    use Kamado::Hooks;
+    Kamado::Hooks->on(worker_start => sub { My::DB->connect });
+    Kamado::Hooks->on(worker_exit => sub {
+        my ($at_once, $grace) = @_;    # 1 on INT; else --graceful-timeout
+        My::Queue->flush unless $at_once;
+    });
+
+    # what kamado does with them
     Kamado::Hooks->startup('startup.pl');                   # in the generation
     my $init = Kamado::Hooks->worker_init('My::Init');      # in the generation
+    Kamado::Hooks->emit('worker_start');                    # in each worker
     $init->();                                              # in each worker
+    Kamado::Hooks->emit(worker_exit => 0, 30);              # as a worker exits
 
 =head1 DESCRIPTION
 
@@ -80,5 +142,74 @@ C<< My::Init->worker_init >> is called in each worker; anything else is
 Perl code, compiled once in the generation as the body of a sub in
 package C<main> (its errors say C<at --worker-init line N>) and called in
 each worker. Either is called with no arguments.
+
+=head1 EVENTS
+
+A worker (and the one process of C<--workers 0>) emits two events; code
+that must run then registers a sub with C<on>:
+
+=over
+
+=item worker_start
+
+Once the worker has the app, before it accepts its first connection and
+before the C<--worker-init> hook: the place to open what must not be
+shared between processes (a database connection, a random seed, a
+socket). The subs get no arguments. One that dies is logged (C<at worker
+start: ...>) and the worker goes on; a worker that must not serve without
+it belongs in C<--worker-init>, whose failure stops the worker. While a
+worker has C<worker_start> subs, the generation says it serves only once
+the first worker has run them.
+
+=item worker_exit
+
+As the worker exits, after its last request (it runs no C<END> blocks: a
+worker ends with C<POSIX::_exit>). The subs get two arguments: 1 when the
+worker exits at once (INT, mid-request) and 0 after a graceful stop
+(recycling, TERM, HUP, idle retirement); and after a graceful stop the
+seconds of C<--graceful-timeout> that what they wait for should stay
+within (0: no limit; 0 too when it exits at once, when they should not
+wait at all). One that dies is logged (C<at worker exit: ...>) and the
+others still run. L<Kamado::CGI::InProcess::Persistent> runs the
+PersistentPerl shutdown handlers there,
+L<Kamado::CGI::Process::Reaper> stops the scripts' processes, and the
+worker writes its last access-log lines.
+
+=back
+
+A sub registered in the supervisor or the generation (a C<-M> module, a
+C<--startup> file, the app as it loads with the app preloaded) runs in
+every worker forked after; one registered in a worker is that worker's
+alone: in the app each worker loads (C<--no-preload>), which it loads
+before it starts, or in C<--worker-init> or during a request, too late
+for the worker's own C<worker_start>. The subs of an event run in the
+order they were registered.
+
+=over
+
+=item on(EVENT => CODE)
+
+Registers CODE for EVENT; returns CODE. Dies for an event other than
+C<worker_start> and C<worker_exit>, or a CODE that is not a code
+reference.
+
+=item off(EVENT => CODE)
+
+CODE no longer runs at EVENT.
+
+=item emit(EVENT, ARGS)
+
+Runs EVENT's subs with ARGS, each in an C<eval>, logging one that dies.
+Kamado's worker calls it; a test may too.
+
+=item has(EVENT)
+
+How many subs EVENT has.
+
+=back
+
+These replace the arrays C<@Kamado::Prefork::AT_WORKER_START> and
+C<@Kamado::Prefork::AT_WORKER_EXIT>, which are gone: a sub pushed there
+is not called.
 
 =cut

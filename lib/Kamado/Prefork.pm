@@ -205,16 +205,6 @@ sub _spawn {
     Kamado::Prefork::Worker::main($self, $generation, $old, $slot, $pool);
 }
 
-# Subs each worker runs once it has the app, before it accepts
-# (Kamado::Prefork::Worker::start): Kamado::CGI's fork mode starts its
-# zygotes there.
-our @AT_WORKER_START;
-
-# What a worker runs before it exits (it runs no END blocks): the subs
-# in @AT_WORKER_EXIT, given 1 when it exits at once (INT). Kamado::CGI's
-# runner ends its scripts' processes so.
-our @AT_WORKER_EXIT;
-
 sub _read_notices {
     my ($self, $fh) = @_;
     my $notices = Kamado::Process::read_waiting($fh);
@@ -266,7 +256,7 @@ never one read from the scoreboard.
 With the app preloaded, the subs in C<prepare> (C<--preload-cgi>) run in
 the generation before the first fork; without, in each worker once it
 has loaded the app. Then each worker, before it accepts, runs the subs
-in C<@Kamado::Prefork::AT_WORKER_START> (a failure is logged) and the
+of L<Kamado::Hooks>' C<worker_start> event (a failure is logged) and the
 C<worker_init> hook (C<--worker-init>, compiled in the generation by
 L<Kamado::Hooks>). A worker whose hook dies exits with status 3 and
 counts as a failed load: the doubling pause, and the generation gives up
@@ -309,8 +299,8 @@ workers' descendants, so what a worker left running (a CGI script
 still running when its worker was killed, what the script started) is
 its child by then; each one's process group gets TERM, then KILL 2
 seconds later. Before a worker exits it calls the subs in
-C<@Kamado::Prefork::AT_WORKER_EXIT> (with 1 when it exits at once, on
-INT): L<Kamado::CGI::Process::Reaper> stops its scripts' groups there.
+of L<Kamado::Hooks>' C<worker_exit> event (with 1 when it exits at
+once, on INT): L<Kamado::CGI::Process::Reaper> stops its scripts' groups there.
 
 =item HUP
 

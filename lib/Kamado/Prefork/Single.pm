@@ -32,11 +32,12 @@ sub run {
         ->new(%{ $self->{server_args} }, app => $app, scoreboard => $board, slot => 0);
     my $access_log = $self->{server_args}{access_log};
     @SIG{qw(TERM QUIT)} = (sub { $server->stop }) x 2;
-    $SIG{INT} = sub { $access_log->flush if $access_log; POSIX::_exit(0) };
+    $SIG{INT} = sub { Kamado::Prefork::Worker::at_exit(1); $access_log->flush if $access_log; POSIX::_exit(0) };
     $SIG{USR1} = sub { Kamado::ErrorLog->reopen; $access_log->reopen if $access_log };
     $SIG{PIPE} = 'IGNORE';
     $self->{on_ready}->() if $self->{on_ready};
     $server->run;
+    Kamado::Prefork::Worker::at_exit(0, $self->{graceful_timeout});
     return 0;
 }
 
@@ -59,6 +60,7 @@ preloaded), does what a worker does before it accepts
 (L<Kamado::Prefork::Worker>), and runs one L<Kamado::Server>, with a
 one-slot scoreboard whose B<--scoreboard> copy is rewritten after each
 request. TERM and QUIT stop it after the request it serves, INT at once;
-USR1 reopens the logs.
+either way it emits L<Kamado::Hooks>' C<worker_exit> before it ends, as
+a worker does. USR1 reopens the logs.
 
 =cut

@@ -35,7 +35,7 @@ sub main {
     my $access_log = $self->{server_args}{access_log};
     $SIG{USR1} = sub { Kamado::ErrorLog->reopen; $access_log->reopen if $access_log };
     # (the lines of requests served go out even when the worker dies)
-    push @Kamado::Prefork::AT_WORKER_EXIT, sub { $access_log->flush } if $access_log;
+    Kamado::Hooks->on(worker_exit => sub { $access_log->flush }) if $access_log;
     Kamado::Process::started($generation, $mask);
     $SIG{CHLD} = 'DEFAULT';
     srand;                             # every worker its own random sequence
@@ -115,31 +115,27 @@ sub before_fork {
 # app themselves, or do anything of their own before they accept.
 sub says_loaded {
     my ($self) = @_;
-    return !$self->{app} || $self->{init} || @Kamado::Prefork::AT_WORKER_START ? 1 : 0;
+    return !$self->{app} || $self->{init} || Kamado::Hooks->has('worker_start') ? 1 : 0;
 }
 
-# In each worker once it has the app, before it accepts: the subs in
-# @Kamado::Prefork::AT_WORKER_START (one that dies is logged and the
+# In each worker once it has the app, before it accepts: the
+# worker_start event of Kamado::Hooks (a sub that dies is logged and the
 # worker goes on), then --worker-init's hook: when it dies, $fail is
 # called with why.
 sub start {
     my ($self, $fail) = @_;
-    for my $sub (@Kamado::Prefork::AT_WORKER_START) {
-        eval { $sub->(); 1 } or Kamado::Log->error("at worker start: " . ($@ =~ s/\s+\z//r));
-    }
+    Kamado::Hooks->emit('worker_start');
     my $init = $self->{init} or return;
     eval { $init->(); 1 } or $fail->("--worker-init failed: " . ($@ =~ s/\s+\z//r));
 }
 
-# What a worker runs before it exits (it runs no END blocks): the subs
-# in @Kamado::Prefork::AT_WORKER_EXIT, given 1 when it exits at once (INT),
-# and the seconds the app's own handlers among them may take
-# (--graceful-timeout; 0: no limit).
+# What a worker runs before it exits (it runs no END blocks): the
+# worker_exit event of Kamado::Hooks, given 1 when it exits at once (INT),
+# and the seconds the app's own handlers may take (--graceful-timeout; 0:
+# no limit).
 sub at_exit {
     my ($now, $deadline) = @_;
-    for my $sub (@Kamado::Prefork::AT_WORKER_EXIT) {
-        eval { $sub->($now, $deadline // 0); 1 } or Kamado::Log->error("at worker exit: $@");
-    }
+    Kamado::Hooks->emit(worker_exit => $now ? 1 : 0, $deadline // 0);
 }
 
 1;
@@ -164,11 +160,11 @@ it after what it serves, INT at once, USR1 reopens the logs), loads the
 app unless it was preloaded (exiting with status 2 when it cannot), runs
 C<start>, says C<loaded> on the generation's notice pipe when the
 generation waits for that, and runs a L<Kamado::Server> until it stops;
-then it calls the subs in C<@Kamado::Prefork::AT_WORKER_EXIT> (with
+then it emits L<Kamado::Hooks>' C<worker_exit> (with
 C<graceful_timeout>, the seconds the app's own shutdown handlers may
 take) and exits without running END blocks.
 
-C<start> runs the subs in C<@Kamado::Prefork::AT_WORKER_START> and the
+C<start> emits L<Kamado::Hooks>' C<worker_start> and runs the
 C<--worker-init> hook, which C<before_fork> compiles in the generation
 (with the C<prepare> subs, when the app is preloaded). A worker whose
 hook dies exits with status 3.

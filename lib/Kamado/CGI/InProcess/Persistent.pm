@@ -4,6 +4,7 @@ use strict;
 use warnings;
 
 use Time::HiRes ();
+use Kamado::Hooks;
 use Kamado::Log;
 use Kamado::CGI::InProcess::Overrides;
 
@@ -14,7 +15,7 @@ use Kamado::CGI::InProcess::Overrides;
 #
 # - registry: the script and its kept variables live as long as the
 #   worker, so its handlers run when the worker ends, after its last
-#   request (@Kamado::Prefork::AT_WORKER_EXIT): recycling, TERM, the
+#   request (Kamado::Hooks' worker_exit): recycling, TERM, the
 #   generation a HUP replaces, idle retirement, shutdown_next_time; all
 #   of them within --graceful-timeout (a handler still running then is
 #   stopped, and the rest are not run: a worker that is being replaced
@@ -36,7 +37,7 @@ my @cleanup;         # this run's cleanups
 our $PENDING = 0;    # a cleanup or a handler waits for the end of the run
 my $exit = 0;        # the worker exits after this request
 
-{ no warnings 'once'; push @Kamado::Prefork::AT_WORKER_EXIT, sub { worker_exit(@_) } }
+Kamado::Hooks->on(worker_exit => sub { worker_exit(@_) });
 
 # runner(KEPT) -> the runner for a run of a script whose state outlives
 # the run (KEPT true: registry) or ends with it (perlrun).

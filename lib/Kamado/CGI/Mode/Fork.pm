@@ -14,6 +14,7 @@ use Kamado::CGI::Mode::Exec;
 use Kamado::CGI::LRU;
 use Kamado::CGI::Process::Relay;
 use Kamado::CGI::Source;
+use Kamado::Hooks;
 use Kamado::Log;
 
 use constant NAME => 'fork';
@@ -108,8 +109,8 @@ sub _zygote {
 # is the worker's own (its socket carries one worker's requests and
 # answers, it runs one child at a time, and it ends with its worker), so
 # the generation notes the scripts, and each worker starts their zygotes
-# at once and then waits for them all (Kamado::Prefork's
-# @AT_WORKER_START). At most MAX_ZYGOTES: past them, undef.
+# at once and then waits for them all (Kamado::Hooks' worker_start). At
+# most MAX_ZYGOTES: past them, undef.
 my @preload;    # [file, key, dir, dbi, fixed]
 
 sub preload {
@@ -117,7 +118,7 @@ sub preload {
     my $script = $args->{script};
     return 1 if grep { $_->[0] eq $script->{filename} } @preload;
     return undef if @preload >= MAX_ZYGOTES;
-    { no warnings 'once'; push @Kamado::Prefork::AT_WORKER_START, \&_start_preloaded unless @preload }
+    Kamado::Hooks->on(worker_start => \&_start_preloaded) unless @preload;
     push @preload, [$script->{filename}, $script->{key}, $script->{dir}, $args->{dbi}, $args->{fixed}];
     return 1;
 }

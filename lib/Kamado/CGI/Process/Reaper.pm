@@ -6,6 +6,7 @@ use warnings;
 use POSIX ();
 use Time::HiRes ();
 use Kamado ();
+use Kamado::Hooks;
 
 # The worker's side of the processes that run CGI scripts. Each script
 # process leads a process group of its own (what it starts is in it too):
@@ -29,9 +30,9 @@ use constant EXIT_WAIT => 0.05;
 my %running;     # process group of a script being relayed -> 1
 my %watchdogs;   # watchdog pid -> the process group it watches
 
-# (a worker runs no END blocks: Kamado::Prefork calls these; INT, "at
+# (a worker runs no END blocks: it emits worker_exit instead; INT, "at
 # once", kills without a grace)
-{ no warnings 'once'; push @Kamado::Prefork::AT_WORKER_EXIT, sub { __PACKAGE__->stop_all($_[0] ? 0 : undef) } }
+Kamado::Hooks->on(worker_exit => sub { __PACKAGE__->stop_all($_[0] ? 0 : undef) });
 
 # A script's process group, started for a request (its leader's pid):
 # ended with the worker if it still runs then.
