@@ -105,9 +105,9 @@ PPCODE:
     n = kd_frame_body(&c->frame, NULL, 0, 1, out, &framed);
     if (n > 0 && kd_stream_write(self->loop, c, out, n) < 0)
         XSRETURN_UNDEF;
+    /* (the loop's record is of the request served last, not touched:
+     * the stream keeps its own for its log line) */
     note_mismatch(self, c);
-    self->resp_status = c->resp_status;
-    self->resp_bytes = (IV)c->frame.body;
     kd_stream_end(self->loop, c, kd_frame_keep(&c->frame));
     if (self->framing_error)
         XSRETURN_IV(KD_BODY_MISMATCH);
@@ -161,20 +161,6 @@ PPCODE:
     kd_conn_release(self->loop, c);
     XSRETURN_YES;
 }
-
-void
-response_state(Kamado::Loop self, int status, IV bytes, NV start)
-PPCODE:
-    /* what log_request and response_record say of a stream that ended
-     * after other requests were served: its status, body bytes and start */
-    self->resp_status = status;
-    self->resp_bytes = bytes;
-    self->req_start = start;
-    if (self->resp_headers) {
-        SvREFCNT_dec((SV *)self->resp_headers);
-        self->resp_headers = NULL;
-    }
-    XSRETURN_YES;
 
 void
 count_blocked(Kamado::Loop self)

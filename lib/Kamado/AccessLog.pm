@@ -8,6 +8,7 @@ use Kamado::Log;
 use Kamado::LogFile;
 use Kamado::Options ();
 use POSIX ();
+use Time::HiRes ();
 
 # --access-log: one line per request in an Apache LogFormat, checked and
 # compiled once by Apache::LogFormat::Compiler. Each worker's event loop
@@ -115,10 +116,13 @@ sub answers {
         if $lost;
 }
 
-# The request just served, when the loop cannot make its line.
+# The request just served, when the loop cannot make its line; or, given
+# (status, headers, body bytes, start), one that ends after others were
+# served (an async worker's stream).
 sub request {
-    my ($self, $env) = @_;
-    my ($status, $headers, $bytes, $start, $now) = $self->{loop}->response_record;
+    my ($self, $env, @record) = @_;
+    my ($status, $headers, $bytes, $start, $now) =
+        @record ? (@record, Time::HiRes::time()) : $self->{loop}->response_record;
     # no head went out: the body could not be read from a client gone
     $self->{loop}->log_line($self->line($env, $status || 400, $headers, $bytes, $start, $now));
 }

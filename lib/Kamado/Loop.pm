@@ -284,11 +284,6 @@ and 1 (gone: closed before it was ended, the client left or a write
 failed or timed out) or 2 (drained). C<next_request> returns nothing
 while events wait.
 
-=item response_state(STATUS, BYTES, START)
-
-What C<log_request> and C<response_record> report next: a stream's, when
-it ends after other requests were served.
-
 =back
 
 =head2 The access log
@@ -297,8 +292,13 @@ it ends after other requests were served.
 
 =item log_request(\%ENV)
 
+=item log_request(\%ENV, STATUS, \@HEADERS, BODY_BYTES, START)
+
 The line of the request just served, in the format C<access_log>
-compiled, to the buffer.
+compiled, to the buffer. Given the response's record too (C<\@HEADERS>
+may be undef), the line of a request that ends after others were served,
+an async worker's stream: the record of the request just served is left
+as it is.
 
 =item log_line(LINE)
 

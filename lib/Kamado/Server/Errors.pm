@@ -38,9 +38,11 @@ sub timeout_error {
 }
 
 # A line about the request ENV, its request line first: at LEVEL, or
-# error.
+# error; with ENV's request id (an async worker's stream may end while
+# another request is served).
 sub log_error {
     my ($env, $level, $message) = @_ == 3 ? @_ : ($_[0], 'error', $_[1]);
+    local $Kamado::Log::REQUEST_ID = $env->{'kamado.request_id'} // $Kamado::Log::REQUEST_ID;
     my $request = join ' ', grep defined, @$env{qw(REQUEST_METHOD REQUEST_URI SERVER_PROTOCOL)};
     Kamado::Log->log($level, "$request: $message");
 }
@@ -84,7 +86,9 @@ Functions used by L<Kamado::Server> and its parts; those that answer
 take the server (for its event loop) and the connection. The client
 gets a generic C<500 Internal Server Error> or C<504 Gateway Timeout>;
 C<log_error> writes the reason to the error log, at C<error> or the
-level given, after the request line (method, URI, protocol).
+level given, after the request line (method, URI, protocol), with the
+env's own request id (in an async worker, a stream may end while another
+request is being served).
 C<framing_error> handles what the event loop's C<write_response> says
 when it refused a head (a 500 instead) or sent a body that did not match
 its Content-Length (logged). C<log_faults> logs why the event loop

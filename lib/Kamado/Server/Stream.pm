@@ -5,6 +5,7 @@ use warnings;
 
 use EV;
 use Kamado ();
+use Kamado::Log;
 use Kamado::Server::Errors;
 use Kamado::Server::Response;
 use Time::HiRes ();
@@ -56,13 +57,17 @@ sub _respond {
     my $loop = $self->{loop};
     if (@$res == 3) {
         $self->{state} = 'done';
-        return $self->_finish if $loop->serving($fd) != $self->{id};
+        if ($loop->serving($fd) != $self->{id}) {
+            $self->{status} = 499;
+            return $self->_finish;
+        }
         if ($res->[0] eq '101' && $env->{'psgix.io'}) {
             my $up = Kamado::Server::upgrade($server, $fd, $env, $res);
             Kamado::Server::Errors::framing_error($server, $fd, $env, $up) if defined $up && !$up;
         } else {
             Kamado::Server::Response::respond($server, $fd, $env, $res);
         }
+        _recorded($self);
         return $self->_finish;
     }
     die "response is not [status, headers]\n" if @$res != 2 || ref $res->[1] ne 'ARRAY';
@@ -70,12 +75,13 @@ sub _respond {
         my $up = Kamado::Server::upgrade($server, $fd, $env, $res);
         die $loop->framing_error . "\n" if defined $up && !$up;
         $self->{state} = 'done';
+        _recorded($self);
         $self->_finish;
         return $self;
     }
     my $head = $loop->stream_head($fd, $self->{id}, $res->[0], $res->[1]);
     die $loop->framing_error . "\n" if defined $head && !$head;
-    $self->{status} = $res->[0];
+    @$self{qw(status headers)} = ($res->[0], $res->[1]);
     return $self->gone if !defined $head;
     $self->{state} = 'writing';
     # (for --stream-heartbeat)
@@ -83,6 +89,14 @@ sub _respond {
         $self->{sse} = 1 if lc $res->[1][$i] eq 'content-type' && $res->[1][$i + 1] =~ m{\Atext/event-stream}i;
     }
     return $self;
+}
+
+# The response was sent in one go by the server's usual path: the loop's
+# record of it is the stream's, for its access-log line (written when the
+# stream ends, after which the loop may have served others).
+sub _recorded {
+    my ($self) = @_;
+    @$self{qw(status headers bytes)} = ($self->{loop}->response_record)[0 .. 2] if $self->{server}{access_log};
 }
 
 =head1 NAME
@@ -251,6 +265,7 @@ sub _fail {
     my $loop = $self->{loop};
     if ($self->{state} eq 'waiting' && $loop->serving($self->{fd}) == $self->{id}) {
         Kamado::Server::Errors::server_error($self->{server}, $self->{fd});
+        _recorded($self);
     } elsif ($loop->serving($self->{fd}) == $self->{id}) {
         $loop->close_conn($self->{fd});
     }
@@ -283,7 +298,8 @@ sub heartbeat {
     $self->write(":\n\n");
 }
 
-# The stream is over: forgotten, logged, its cleanup handlers run.
+# The stream is over: forgotten, logged (its own line: its status,
+# headers and bytes, from its start), its cleanup handlers run.
 sub _finish {
     my ($self) = @_;
     my $server = $self->{server};
@@ -292,9 +308,8 @@ sub _finish {
     delete @$self{qw(timer idle poll_cb)};
     $self->{on_close} = [];
     if (my $log = $server->{access_log}) {
-        my $loop = $self->{loop};
-        $loop->response_state($self->{status} // 0, $self->{bytes} // 0, $self->{start});
-        $server->{native} ? $loop->log_request($self->{env}) : $log->request($self->{env});
+        my @record = ($self->{status} // 0, $self->{headers}, $self->{bytes} // 0, $self->{start});
+        $server->{native} ? $self->{loop}->log_request($self->{env}, @record) : $log->request($self->{env}, @record);
     }
     my $env = delete $self->{env};
     delete $env->{'kamado.on_close'};
@@ -306,6 +321,8 @@ sub _finish {
 # watchdog looks at how long it took.
 sub _guarded {
     my ($self, $cb, @args) = @_;
+    # (what is logged meanwhile is about this stream's request)
+    local $Kamado::Log::REQUEST_ID = $self->{env}{'kamado.request_id'} if $self->{env};
     my $start = Time::HiRes::time();
     eval { $cb->(@args); 1 } or Kamado::Server::Errors::log_error($self->{env} // {}, "stream callback died: $@");
     Kamado::Server::Async::_watchdog($self->{server}, $self->{env}, $start) if $self->{env};
