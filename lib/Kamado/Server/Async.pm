@@ -116,10 +116,10 @@ sub _tick {
 # exits once its streams have ended.
 sub _limits {
     my ($self) = @_;
-    my $why = $self->{retire_at} && Time::HiRes::time() >= $self->{retire_at} ? 'max_age'
-        : $self->{max_rss} && Kamado::Server::Limits::over_rss($self, {}, $self->{max_rss} * 1024) ? 'max_rss'
-        : return;
-    _retire($self, $why);
+    return _retire($self, 'max_age') if $self->{retire_at} && Time::HiRes::time() >= $self->{retire_at};
+    my $streams = keys $self->{streams}->%*;
+    _retire($self, 'max_rss')
+        if $self->{max_rss} && Kamado::Server::Limits::over_rss($self, undef, $self->{max_rss} * 1024, $streams);
 }
 
 # The worker takes no more requests, and exits once its streams end.

@@ -5,6 +5,7 @@ use warnings;
 
 use Kamado ();
 use Kamado::ErrorResponse qw(error_response);
+use Kamado::Log;
 use Kamado::Server::Errors;
 
 # What a worker allows a request, as functions over the Kamado::Server
@@ -65,13 +66,22 @@ sub disarm {
 }
 
 # --max-rss, checked after each request (like Apache2::SizeLimit): a worker
-# that has grown past it finishes what it holds and is replaced.
+# that has grown past it finishes what it holds and is replaced. The
+# line names the request ENV after which it happened; without one (an
+# async worker looks once a second), it says what the worker waits for,
+# WAITING: the streams it has open.
 sub over_rss {
-    my ($self, $env, $max_kb) = @_;
+    my ($self, $env, $max_kb, $waiting) = @_;
     my $kb = Kamado::resident_kb();
     return 0 if $kb <= $max_kb;
-    Kamado::Server::Errors::log_error($env, warn => sprintf 'resident size %d MB is over --max-rss %d MB; replacing this worker',
-        $kb / 1024, $self->{max_rss});
+    my $why = sprintf 'resident size %d MB is over --max-rss %d MB; replacing this worker',
+        $kb / 1024, $self->{max_rss};
+    if ($env) {
+        Kamado::Server::Errors::log_error($env, warn => $why);
+    } else {
+        $why .= $waiting == 1 ? ' once its stream ends' : " once its $waiting streams end" if $waiting;
+        Kamado::Log->warn($why);
+    }
     return 1;
 }
 
@@ -103,6 +113,9 @@ gets a 504. C<disarm> stops
 the clock once the request is done (response and cleanup handlers).
 
 C<over_rss> checks B<--max-rss> after a request (like
-L<Apache2::SizeLimit>): a worker grown past it logs so and is replaced.
+L<Apache2::SizeLimit>): a worker grown past it logs so, naming the
+request, and is replaced. An async worker looks once a second, with no
+request (C<undef>) and the count of its open streams, which the line
+says it waits for.
 
 =cut
