@@ -32,6 +32,13 @@ use Kamado::Process;
 # up rather than fork for ever.
 use constant { LOAD_TRIES => 5, LOAD_PAUSE => 0.25 };
 
+# The keys of the generation's hash this module owns (the role modules own
+# the others, each its FIELDS; t/fields.t checks that each writes only its
+# own): its settings, its table of workers, its load failures, its pipes.
+use constant FIELDS => qw(workers min_workers max_workers max_worker_idle scoreboard_file board board_shown pools app
+    loader prepare worker_init server_args max_requests max_age graceful_timeout on_ready on_give_up children pool_of
+    generation load_failures failing slot_of retiring exit_cause notice_r notice_w queues said_ready);
+
 sub new {
     my ($class, %args) = @_;
     my $self = bless {
@@ -43,7 +50,7 @@ sub new {
         max_worker_idle => $args{max_worker_idle} // Kamado::Options::default('max_worker_idle'),
         scoreboard_file => $args{scoreboard},
         # a board made by the supervisor (which shows it on --status-listen)
-        scoreboard   => $args{board},
+        board        => $args{board},
         board_shown  => $args{board_shown},  # then each worker's memory is measured
         pools        => $args{pools} || [],  # [{name, prefix, workers, timeout}]
         app          => $args{app},          # a PSGI app, or undef with loader
@@ -205,6 +212,58 @@ sub _spawn {
     Kamado::Prefork::Worker::main($self, $generation, $old, $slot, $pool);
 }
 
+# The table of workers, changed by the role modules through these.
+
+# A worker reaped: forgotten. Returns its generation (undef: not one of
+# this generation's workers, an orphan), its scoreboard slot and the cause
+# of its exit given so far.
+sub forget_worker {
+    my ($self, $pid) = @_;
+    my $gen = delete $self->{children}{$pid};
+    delete $self->{retiring}{$pid};
+    delete $self->{pool_of}{$pid};
+    return ($gen, delete $self->{slot_of}{$pid}, delete $self->{exit_cause}{$pid});
+}
+
+# A worker no longer counted (it exits; no replacement for it), for
+# CAUSE if given.
+sub retire_worker {
+    my ($self, $pid, $cause) = @_;
+    $self->{children}{$pid} = 0 if exists $self->{children}{$pid};
+    $self->{exit_cause}{$pid} = $cause if defined $cause;
+}
+
+# A worker that said it retires is replaced (Kamado::Prefork::Reaper).
+sub replaced {
+    my ($self, $pid) = @_;
+    delete $self->{retiring}{$pid};
+    retire_worker($self, $pid);
+}
+
+sub set_exit_cause {
+    my ($self, $pid, $cause) = @_;
+    $self->{exit_cause}{$pid} = $cause;
+}
+
+# A worker that exited because the app or --worker-init failed, WHY.
+sub failed_load {
+    my ($self, $why) = @_;
+    $self->{load_failures}++;
+    $self->{failing} = $why;
+}
+
+# How many workers the default pool has (TTIN, TTOU, autoscaling).
+sub set_workers {
+    my ($self, $n) = @_;
+    $self->{workers} = $n;
+}
+
+# The app, loaded by the one process of --workers 0.
+sub set_app {
+    my ($self, $app) = @_;
+    $self->{app} = $app;
+}
+
 sub _read_notices {
     my ($self, $fh) = @_;
     my $notices = Kamado::Process::read_waiting($fh);
@@ -250,6 +309,18 @@ the worker gave as it stopped accepting, such as C<max_requests>, or the
 one this process had, such as C<idle>, else what the wait status says:
 C<request_timeout>, C<load_failed>, C<crash>, C<stop>). It signals only the pids it forked and has not reaped,
 never one read from the scoreboard.
+
+=head1 ITS ROLE MODULES
+
+L<Kamado::Prefork::Worker>, L<Kamado::Prefork::Slots>,
+L<Kamado::Prefork::Scaling>, L<Kamado::Prefork::Reaper> and
+L<Kamado::Prefork::Single> are functions over this object and share its
+hash. Each module declares the keys it owns (its C<FIELDS> constant) and
+writes only those; the table of workers (C<children>, C<pool_of>,
+C<slot_of>, C<retiring>, C<exit_cause>), the worker count and the load
+failures are this module's, changed by the others through
+C<forget_worker>, C<retire_worker>, C<replaced>, C<set_exit_cause>,
+C<set_workers>, C<failed_load> and C<set_app>. F<t/fields.t> checks it.
 
 =head1 BEFORE THE WORKERS SERVE
 

@@ -31,6 +31,12 @@ use Time::HiRes ();
 # forked are left, to reap them as they exit.
 our $IDLE_CHLD;
 
+# The keys of the worker's hash this module owns (the role modules own
+# the others, each its FIELDS; t/fields.t checks that each writes only its
+# own): its settings, and the loop it runs.
+use constant FIELDS => qw(app listeners max_requests max_age max_rss request_timeout spool_threshold loop_settings
+    expect_to_app write_buffer on_drain on_tick scoreboard slot pools access_log stopping loop pid why);
+
 sub new {
     my ($class, %args) = @_;
     my $self = bless {
@@ -152,12 +158,25 @@ sub run {
     }
     $SIG{CHLD} = $chld if defined $chld;
     # why it stops, for the generation's count of exits (Kamado::Scoreboard)
-    $self->{why} = $self->{stopping} ? $self->{why} // 'stop' : $why;
+    stops_for($self, $self->{stopping} ? $self->{why} // 'stop' : $why);
     $self->_drain;
-    undef $Kamado::Log::REQUEST_ID;
-    $log->detach($self->{listeners}) if $log;
-    undef $self->{loop};
+    close_loop($self);
     return $served;
+}
+
+# Why the worker stops (harakiri, max_requests, stop...): what it tells
+# the generation as it drains.
+sub stops_for {
+    my ($self, $why) = @_;
+    $self->{why} = $why;
+}
+
+# The worker's loop is done: its last access-log lines go out.
+sub close_loop {
+    my ($self) = @_;
+    undef $Kamado::Log::REQUEST_ID;
+    $self->{access_log}->detach($self->{listeners}) if $self->{access_log};
+    undef $self->{loop};
 }
 
 # Why the worker stops after the request just served (--max-requests,
@@ -212,7 +231,7 @@ sub handle_request {
     my ($self, $fd, $env, $body_kind) = @_;
     my $loop = $self->{loop};
     if ($body_kind) {
-        $self->{body_failed} = undef;
+        Kamado::Server::Input::start($self);
         if ($self->{expect_to_app} && Kamado::Server::Input::expects_continue($env)) {
             my $request = $loop->serving($fd);
             $env->{'psgi.input'} = Kamado::DeferredInput->handle(
@@ -232,7 +251,7 @@ sub handle_request {
 
     my $res = eval { $self->{app}->($env) };
     _forked() if Kamado::current_pid() != $self->{pid};
-    $self->{why} = 'harakiri', $self->stop if $env->{'psgix.harakiri.commit'};
+    stops_for($self, 'harakiri'), $self->stop if $env->{'psgix.harakiri.commit'};
     if ($body_kind && $self->{body_failed}) {
         # a deferred body failed: its 408/413/400 is sent, the app's answer is not
     } elsif (ref $res eq 'ARRAY' && @$res == 3 && ref $res->[2] eq 'ARRAY' && ref $res->[1] eq 'ARRAY') {
@@ -259,7 +278,8 @@ sub handle_request {
             eval { $handler->($env); 1 } or Kamado::Server::Errors::log_error($env, "cleanup handler died: $@");
         }
     }
-    $self->{why} = 'harakiri', $self->stop if $env->{'psgix.harakiri.commit'} && !$self->{stopping};    # set by a cleanup handler
+    # (set by a cleanup handler)
+    stops_for($self, 'harakiri'), $self->stop if $env->{'psgix.harakiri.commit'} && !$self->{stopping};
 }
 
 # A request that asks to upgrade its connection (WebSocket) gets
@@ -335,6 +355,14 @@ L<Kamado::Server::Input> (the request body as psgi.input),
 L<Kamado::Server::Response> (responses that are not a plain array,
 delayed and streamed ones), L<Kamado::Server::Errors> (answers to a
 failed app, and its log lines), L<Kamado::Server::Limits>
-(B<--request-timeout>, B<--max-rss>).
+(B<--request-timeout>, B<--max-rss>); and L<Kamado::Server::Async> with
+L<Kamado::Server::Stream>.
+
+They share this object's hash. Each module declares the keys it owns,
+its C<FIELDS> constant, and writes only those: another module's key is
+changed through its owner's function (C<stops_for>, C<close_loop> here;
+C<Kamado::Server::Input::start>; C<stream_opened> and C<stream_ended> in
+Async). F<t/fields.t> checks it: no key claimed twice, none written by a
+module that does not own it, none read that nobody owns.
 
 =cut

@@ -15,25 +15,25 @@ use Kamado::Process;
 # Kamado::Prefork object: each one reaped as it exits, and at the end all
 # of them stopped, then whatever they left running.
 
+# The keys of the generation's hash this module owns (see Kamado::Prefork).
+use constant FIELDS => qw(exits_held);
+
 # Reaps the workers that have exited; $last_failure (a reference) gets
 # the time of the last one that failed.
 sub reap {
     my ($self, $last_failure) = @_;
     while ((my $pid = waitpid(-1, WNOHANG)) > 0) {
-        my $gen = delete $self->{children}{$pid} // next;
-        delete $self->{retiring}{$pid};
-        Kamado::Prefork::Slots::release($self, $pid, $?);
-        delete $self->{pool_of}{$pid};
+        my ($gen, $slot, $cause) = Kamado::Prefork::forget_worker($self, $pid);
+        next unless defined $gen;
+        Kamado::Prefork::Slots::release($self, $slot, $cause, $?);
         if ($?) {
             $$last_failure = Time::HiRes::time();
             # (only workers that load the app exit with it for that reason;
             # each one that loaded said so, which resets the count)
             if ($? >> 8 == Kamado::Prefork::Worker::LOAD_FAILED() && !$self->{app}) {
-                $self->{load_failures}++;
-                $self->{failing} = 'the app failed to load';
+                Kamado::Prefork::failed_load($self, 'the app failed to load');
             } elsif ($? >> 8 == Kamado::Prefork::Worker::INIT_FAILED() && $self->{init}) {
-                $self->{load_failures}++;
-                $self->{failing} = '--worker-init failed';
+                Kamado::Prefork::failed_load($self, '--worker-init failed');
             }
             Kamado::Log->warn("worker $pid exited with " . Kamado::Process::how($?)
                 . (($? & 127) == POSIX::SIGVTALRM() ? ' (killed by --request-timeout)' : ''));
@@ -60,10 +60,9 @@ sub replace_retired {
                 . "$pid waits for one of them to go") unless $self->{exits_held}++;
             return;
         }
-        delete $retiring->{$pid};
-        next unless exists $self->{children}{$pid};
-        $self->{children}{$pid} = 0;
-        $exiting++;
+        my $counted = exists $self->{children}{$pid};
+        Kamado::Prefork::replaced($self, $pid);
+        $exiting++ if $counted;
     }
     $self->{exits_held} = 0;
 }
@@ -78,9 +77,12 @@ sub stop_workers {
         children => $self->{children},
         flags    => $signal,
         timeout  => $self->{graceful_timeout},
-        on_reap  => sub { Kamado::Prefork::Slots::release($self, $_[0], $_[1]) },
+        on_reap  => sub {
+            my (undef, $slot, $cause) = Kamado::Prefork::forget_worker($self, $_[0]);
+            Kamado::Prefork::Slots::release($self, $slot, $cause, $_[1]);
+        },
         on_timeout => sub {
-            $self->{exit_cause}{$_} = 'graceful_timeout' for @_;
+            Kamado::Prefork::set_exit_cause($self, $_, 'graceful_timeout') for @_;
             Kamado::Log->warn("graceful timeout ($self->{graceful_timeout} s): killing worker"
                 . (@_ > 1 ? 's ' : ' ') . join(', ', @_));
         },

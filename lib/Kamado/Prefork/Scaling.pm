@@ -17,6 +17,9 @@ my %BUSY = map { ($_ => 1) } qw(reading app writing);
 
 # TTIN adds a worker, TTOU retires one (the newest), never the last; both
 # act on the default pool; when autoscaling, within --min-workers and
+# The keys of the generation's hash this module owns (see Kamado::Prefork).
+use constant FIELDS => qw(next_tick);
+
 # --max-workers.
 sub resize {
     my ($self, $more, $fewer) = @_;
@@ -27,12 +30,11 @@ sub resize {
         grep { $self->{children}{$_} == $self->{generation} && !$self->{pool_of}{$_} } keys $self->{children}->%*;
     if (@current > $want) {
         my @retire = @current[0 .. @current - $want - 1];
-        $self->{children}{$_} = 0 for @retire;    # not counted: no replacement
-        $self->{exit_cause}{$_} = 'ttou' for @retire;
+        Kamado::Prefork::retire_worker($self, $_, 'ttou') for @retire;    # not counted: no replacement
         kill TERM => @retire;
     }
     Kamado::Log->notice("TTIN/TTOU: $want worker" . ($want == 1 ? '' : 's'));
-    $self->{workers} = $want;
+    Kamado::Prefork::set_workers($self, $want);
 }
 
 # Autoscaling, a few times a second, from the scoreboard: one more worker
@@ -56,7 +58,7 @@ sub autoscale {
     my %slot = map { my $i = $self->{slot_of}{$_}; defined $i ? ($_ => {$slots[$i]->%*, pid => $_}) : () } @current;
     my $busy = grep { $BUSY{ $_->{state} } } values %slot;
     if ($busy == @current && $self->{workers} < $self->{max_workers}) {
-        $self->{workers}++;
+        Kamado::Prefork::set_workers($self, $self->{workers} + 1);
         Kamado::Log->info("scaling up to $self->{workers} workers: all $busy busy");
         return;
     }
@@ -65,9 +67,8 @@ sub autoscale {
     return unless @spare > 1 && $self->{workers} > $self->{min_workers};
     my $pid = $spare[0]{pid};
     return unless $self->{children}{$pid};    # a child of this generation, not reaped
-    $self->{workers}--;
-    $self->{children}{$pid} = 0;    # not counted: no replacement
-    $self->{exit_cause}{$pid} = 'idle';
+    Kamado::Prefork::set_workers($self, $self->{workers} - 1);
+    Kamado::Prefork::retire_worker($self, $pid, 'idle');    # not counted: no replacement
     kill TERM => $pid;
     Kamado::Log->info(sprintf 'retiring idle worker %d (idle %.0f s): %d worker%s', $pid, $spare[0]{seconds},
         $self->{workers}, $self->{workers} == 1 ? '' : 's');

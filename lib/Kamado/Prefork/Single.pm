@@ -10,12 +10,15 @@ use Kamado::Prefork::Slots;
 use Kamado::Prefork::Worker;
 use Kamado::Server;
 
+# The keys of the generation's hash this module owns (see Kamado::Prefork).
+use constant FIELDS => ();
+
 # --workers 0: serve in this process (debugging, profiling).
 sub run {
     my ($self) = @_;
     Kamado::Log->set_role('worker');    # (it serves the requests)
     my $app = $self->{app} // $self->{loader}->();
-    $self->{app} = $app;
+    Kamado::Prefork::set_app($self, $app);
     Kamado::Prefork::Worker::before_fork($self);
     Kamado::Prefork::Worker::start($self, sub { die "kamado: $_[0]\n" });
     # one slot, this process's, for --scoreboard; with no generation loop

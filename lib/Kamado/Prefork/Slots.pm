@@ -13,6 +13,9 @@ use Kamado::Scoreboard;
 # given to each worker forked and taken back when it is reaped, the
 # --scoreboard copy rewritten and each worker's memory read into its slot.
 
+# The keys of the generation's hash this module owns (see Kamado::Prefork).
+use constant FIELDS => qw(scoreboard board_ready next_publish next_measure);
+
 # The board is read by autoscaling, and its --scoreboard copy rewritten,
 # this often (seconds).
 use constant TICK => 0.25;
@@ -27,7 +30,7 @@ use constant MEASURE => 1;
 sub board {
     my ($self) = @_;
     return $self->{scoreboard} if $self->{board_ready}++;
-    my $board = $self->{scoreboard} //= Kamado::Scoreboard->new($self->slots_needed);
+    my $board = $self->{scoreboard} = $self->{board} // Kamado::Scoreboard->new($self->slots_needed);
     $board->set_generation($self->{generation}, 1 + $self->{pools}->@*);
     $board->publish($self->{scoreboard_file}) if defined $self->{scoreboard_file};
     return $board;
@@ -80,11 +83,9 @@ sub free {
 # board's), and its exit is counted by cause: the one it or this process
 # gave, else what its wait status says.
 sub release {
-    my ($self, $pid, $status) = @_;
-    my $slot = delete $self->{slot_of}{$pid};
+    my ($self, $slot, $cause, $status) = @_;
     return unless defined $slot;    # (an orphan reaped, or a worker without a slot)
     $self->{scoreboard}->clear($slot);
-    my $cause = delete $self->{exit_cause}{$pid};
     $cause //= !$status ? 'stop'
         : ($status & 127) == POSIX::SIGVTALRM() ? 'request_timeout'
         : $status >> 8 == Kamado::Prefork::Worker::LOAD_FAILED() && !$self->{app} ? 'load_failed'
@@ -103,7 +104,7 @@ Kamado::Prefork::Slots - the generation's scoreboard: a slot per worker
 
     my $board = Kamado::Prefork::Slots::board($prefork);    # before the first fork
     my $slot = Kamado::Prefork::Slots::free($prefork);      # undef: none left
-    Kamado::Prefork::Slots::release($prefork, $pid, $?);    # once reaped
+    Kamado::Prefork::Slots::release($prefork, $slot, $cause, $?);    # once reaped
     Kamado::Prefork::Slots::publish($prefork);              # each turn of the loop
 
 =head1 DESCRIPTION

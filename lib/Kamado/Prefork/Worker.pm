@@ -14,6 +14,9 @@ use Kamado::Server;
 # Kamado::Prefork object it was forked from; and what the generation
 # prepares for its workers before it forks them.
 
+# The keys of the generation's hash this module owns (see Kamado::Prefork).
+use constant FIELDS => qw(init);
+
 # A worker whose app cannot be loaded (--no-preload) exits with
 # LOAD_FAILED, one whose --worker-init dies with INIT_FAILED: the
 # generation counts them (Kamado::Prefork's LOAD_TRIES).

@@ -24,6 +24,9 @@ use Time::HiRes ();
 # whose app answers later becomes a Kamado::Server::Stream, whose writes
 # never block.
 
+# The keys of the worker's hash this module owns (see Kamado::Server).
+use constant FIELDS => qw(max_streams heartbeat streams native retire_at served retiring blamed);
+
 # how often the loop's deadlines are swept and the limits looked at
 use constant TICK => 1;
 
@@ -61,12 +64,21 @@ sub run {
     my $beat = $self->{heartbeat} && EV::timer($self->{heartbeat}, $self->{heartbeat} / 2, sub { _heartbeat($self) });
     _pump($self);
     EV::run until _done($self);
-    $self->{why} = $self->{stopping} ? $self->{why} // 'stop' : $self->{why};
+    Kamado::Server::stops_for($self, $self->{why} // 'stop') if $self->{stopping};
     $_->gone for values $self->{streams}->%*;    # (none, but for an EV::break from the app)
-    undef $Kamado::Log::REQUEST_ID;
-    $self->{access_log}->detach($self->{listeners}) if $self->{access_log};
-    undef $self->{loop};
+    Kamado::Server::close_loop($self);
     return $self->{served};
+}
+
+# A stream begins, and ends (Kamado::Server::Stream).
+sub stream_opened {
+    my ($self, $fd, $stream) = @_;
+    $self->{streams}{$fd} = $stream;
+}
+
+sub stream_ended {
+    my ($self, $fd, $stream) = @_;
+    delete $self->{streams}{$fd} if ($self->{streams}{$fd} // 0) == $stream;
 }
 
 sub _done {
@@ -125,7 +137,7 @@ sub _limits {
 # The worker takes no more requests, and exits once its streams end.
 sub _retire {
     my ($self, $why) = @_;
-    $self->{why} = $why;
+    Kamado::Server::stops_for($self, $why);
     $self->{retiring} = 1;
     $self->{loop}->stop_accepting(0);
     $self->{on_drain}->($why) if $self->{on_drain};

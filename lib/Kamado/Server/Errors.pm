@@ -11,6 +11,9 @@ use Kamado::Log;
 # log. The client gets a generic status; the details (the request, and
 # what went wrong) go to the error log only.
 
+# The keys of the worker's hash this module owns (see Kamado::Server).
+use constant FIELDS => ();
+
 # What write_response returned when it was not a plain success: false,
 # a head refused (a 500 instead); BODY_MISMATCH, sent, with a body that
 # did not match its Content-Length (logged).

@@ -14,6 +14,15 @@ use Stream::Buffered;
 # handle for a request without one. A body that cannot be read is
 # answered here (408, 413, 400) or its connection closed.
 
+# The keys of the worker's hash this module owns (see Kamado::Server).
+use constant FIELDS => qw(empty_input body_failed);
+
+# A request with a body begins: none of it has failed yet.
+sub start {
+    my ($self) = @_;
+    $self->{body_failed} = undef;
+}
+
 # One read-only handle on an empty string serves every request without a
 # body; a new one is made only if an app closed it.
 sub empty {

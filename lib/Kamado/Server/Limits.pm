@@ -12,6 +12,9 @@ use Kamado::Server::Errors;
 # that serves it: --request-timeout (the app interrupted, then the
 # worker killed) and --max-rss (the worker replaced once it has grown).
 
+# The keys of the worker's hash this module owns (see Kamado::Server).
+use constant FIELDS => qw(timed_env timer_armed);
+
 # --request-timeout: how long after the soft stop the worker is killed
 use constant REQUEST_GRACE => 2;
 use constant TIMEOUT_ERROR => "Kamado: request timeout\n";

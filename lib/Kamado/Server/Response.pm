@@ -15,6 +15,9 @@ use Scalar::Util ();
 # in one call to the event loop (bodies that are handles or objects,
 # delayed and streamed responses), and whatever of them is invalid.
 
+# The keys of the worker's hash this module owns (see Kamado::Server).
+use constant FIELDS => ();
+
 # bytes read from a pipe body at a time
 use constant READ_SIZE => 65536;
 

@@ -16,6 +16,11 @@ use Time::HiRes ();
 # that leaves is posted as gone, and the stream tells the app (write
 # returns false, on_close callbacks, psgix.cleanup handlers).
 
+# The keys of the worker's hash this module owns (see Kamado::Server):
+# none. A stream is an object of its own; it changes the worker's through
+# Kamado::Server::Async's functions.
+use constant FIELDS => ();
+
 # Starts the stream of the request on $fd, whose app returned $code.
 sub start {
     my ($class, $server, $fd, $env, $code, $start) = @_;
@@ -26,7 +31,7 @@ sub start {
         state => 'waiting',    # then head (writing), done
         on_close => [], last => Time::HiRes::time(), tail => "\n\n",
     }, $class;
-    $server->{streams}{$fd} = $self;
+    Kamado::Server::Async::stream_opened($server, $fd, $self);
     # the app may ask to hear of the client leaving before it answers
     $env->{'kamado.on_close'} = sub { push $self->{on_close}->@*, $_[0] if $self->{state} ne 'done' };
     if (my $t = $server->{request_timeout}) {
@@ -303,8 +308,7 @@ sub heartbeat {
 sub _finish {
     my ($self) = @_;
     my $server = $self->{server};
-    my $streams = $server->{streams};
-    delete $streams->{ $self->{fd} } if ($streams->{ $self->{fd} } // 0) == $self;
+    Kamado::Server::Async::stream_ended($server, $self->{fd}, $self);
     delete @$self{qw(timer idle poll_cb)};
     $self->{on_close} = [];
     if (my $log = $server->{access_log}) {
