@@ -1,7 +1,9 @@
 # plackup -s Kamado with --startup, --worker-init and --preload-cgi, as
 # users run it (a switch as plackup spells it, --enable-preload-cgi): the startup file runs in the generation (before the
 # workers fork: they see its globals), the hook in each worker, and the
-# CGI scripts are compiled in the generation.
+# CGI scripts are compiled in the generation. The startup file registers
+# for the worker_start and worker_exit events (Kamado::Hooks): each
+# worker runs them.
 use strict;
 use warnings;
 use lib 't/lib';
@@ -15,6 +17,12 @@ my $dir = tempdir(CLEANUP => 1);
 mkdir "$dir/cgi" or die;
 open my $fh, '>', "$dir/startup.pl" or die;
 print $fh "open my \$fh, '>>', '$dir/startups' or die; print \$fh \"\$\$\\n\"; close \$fh; \$main::STARTUP = 'from startup';\n";
+print $fh <<"PL";
+use Kamado::Hooks;
+sub note { open my \$fh, '>>', '$dir/events' or die; print \$fh "\$\$ \$_[0]\\n"; close \$fh }
+Kamado::Hooks->on(worker_start => sub { note('start') });
+Kamado::Hooks->on(worker_exit => sub { note("exit \$_[0]") });
+PL
 close $fh;
 put_script("$dir/cgi", 'pid.cgi', <<'CGI');
 my $compiled_in; BEGIN { $compiled_in = $$ }
@@ -38,5 +46,8 @@ $res = read_response($server->send_get('/cgi-bin/pid.cgi'));
 my ($compiled, $run) = ($res ? $res->{body} : '') =~ /\Acompiled=(\d+) run=(\d+)\z/;
 is $compiled, $generations[0], '--preload-cgi: the script was compiled in the generation';
 ok((grep { $_ == $run } $server->workers), 'and runs in a worker');
+my @workers = sort $server->workers;
 is $server->stop, 0, 'TERM stops plackup cleanly';
+is_deeply [sort(lines('events'))], [sort map { ("$_ start", "$_ exit 0") } @workers],
+    'Kamado::Hooks->on from the startup file: worker_start and worker_exit in each worker';
 done_testing;
