@@ -128,4 +128,14 @@ for my $format (
         "$format: the error line about /cut carries /cut's id"
         or diag $::SERVER->log;
 }
+# a HEAD of a stream: no body bytes sent, none logged
+my $dir = File::Temp->newdir;
+my $server = start_server(app => $APP, workers => 1, args => ['--async', '--access-log', "$dir/access.log"]);
+my $c = $server->connect;
+syswrite $c, "HEAD /b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+my $head = read_response($c, head => 1, timeout => 10);
+is $head && $head->{status}, 200, 'HEAD of a stream';
+my ($line) = wait_lines("$dir/access.log", 1);
+like $line // '', qr{"HEAD /b HTTP/1\.1" 200 - }, 'is logged with no body bytes (-)';
+is $server->stop, 0, 'stops';
 done_testing;

@@ -155,7 +155,8 @@ sub write {
         return 0;
     }
     $self->{last} = Time::HiRes::time();
-    $self->{bytes} += length $data;
+    # (a HEAD's body is not sent: the loop drops it)
+    $self->{bytes} += length $data if $self->{env}{REQUEST_METHOD} ne 'HEAD';
     $self->{tail} = substr($self->{tail} . substr($data, -2), -2);
     return 1;
 }
