@@ -19,6 +19,14 @@ my %FACT = (
     package_value  => [B3 => fork => '__PACKAGE__ as a value: in-process it is the script\'s own package, not main'],
     bless1         => [B3 => fork => 'one-argument `bless`: the object\'s class is the script\'s in-process package, not main'],
     main_stash     => [B3 => fork => 'walks the symbol table of main, which in-process is not the script\'s'],
+    main_named     => [
+        B3 => fork =>
+            'names main:: (main->method, &main::name, $main::name): in-process the script\'s subs and variables are in its own package, not main'
+    ],
+    match_once     =>
+        [B8 => perlrun => '`m?...?` matches once: compiled once, it stays spent from one request to the next'],
+    flip_flop      =>
+        [B8 => perlrun => 'a flip-flop `..` in a condition: its state carries from one request to the next'],
     dynamic_require => [B4 => fork => 'pulls in a file named at run time: the check cannot read it'],
     # neutralised
     fork       => [A5 => registry => '`fork`: the child\'s `exit` ends the child only'],
@@ -96,6 +104,12 @@ sub hazards {
     }
     for my $k (($probe->{keep} // [])->@*) {
         push @h, hazard(B8 => $k->[0], $k->[1], perlrun => 'a /o pattern that interpolates: compiled once, it keeps the first request\'s value');
+    }
+    for my $k (($probe->{kept_closures} // [])->@*) {
+        my ($file, $line, $sub, $names, $scope) = @$k;
+        push @h,
+            hazard(B1 => $file, $line, perlrun => "sub $sub uses @$names of $scope, not the file's: "
+                . 'Kamado cannot point it at each run\'s variables, so it keeps the first request\'s');
     }
     for my $s (($probe->{state} // [])->@*) {
         push @h, hazard(B8 => $s->[0], $s->[1], perlrun => "state $s->[2]: it keeps its value from one request to the next");

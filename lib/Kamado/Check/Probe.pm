@@ -30,6 +30,8 @@ my $REQUEST_VAR = qr/\A(?:HTTP_\w+|QUERY_STRING|REQUEST_METHOD|REQUEST_URI|REMOT
 # run(FILE, root => DIR) -> { error, warnings => [..], sig => [names],
 # warn_handler, env_read => [[name, file, line]..], keep => [[file, line]..],
 # state => [[file, line, name]..], closures => [[file, line, sub, names]..],
+# kept_closures => [[file, line, sub, names, scope]..] (a named sub that
+# closes over a BEGIN block's or another named sub's lexicals),
 # inc => [files of the tree loaded while compiling], carp_version }.
 sub run {
     my ($class, $file, %a) = @_;
@@ -141,7 +143,23 @@ sub child {
                 next unless $cv->isa('B::CV') && ${ $cv->ROOT } && $cv->FILE =~ m{\A/} && !is_system($cv->FILE);
                 push @cvs, $cv;
                 my @outer = _outer_names($cv);
-                push $r{closures}->@*, [$cv->FILE, _first_line($cv), "$name", \@outer] if @outer;
+                next unless @outer;
+                # (Kamado points a named sub at each run's file lexicals; the
+                # lexicals of a BEGIN block or of another named sub stay the
+                # first run's)
+                my $outside = $cv->OUTSIDE;
+                my $scope =
+                    $outside && $$outside && $outside->can('GV')
+                    ? eval { $outside->GV->NAME } // '__ANON__'
+                    : '__ANON__';
+                if ($scope ne '__ANON__' && $scope ne '__kamado_cgi_script' && $cv->FILE eq $file) {
+                    push $r{kept_closures}->@*, [
+                        $cv->FILE, _first_line($cv), "$name", \@outer,
+                        $scope eq 'BEGIN' ? 'a BEGIN block' : "sub $scope"
+                    ];
+                    next;
+                }
+                push $r{closures}->@*, [$cv->FILE, _first_line($cv), "$name", \@outer];
             }
         }
         my $top = shift @cvs;
@@ -187,10 +205,12 @@ my %OP_FACT = (exit => 'core_exit', fork => 'fork', sleep => 'sleep', chdir => '
 my %SUB_FACT = (_exit => 'posix_exit', setlocale => 'setlocale', warningsToBrowser => 'warnings_to_browser',
     usleep => 'sleep', tempfile => 'tempfile', tempdir => 'tempfile');
 my %SET_FLUSH = map { $_ => 1 } qw(sassign preinc postinc i_preinc i_postinc);
+# The names perl puts in main whatever the package (perlvar).
+my %MAIN_ANYWAY = map { $_ => 1 } qw(ENV INC ARGV ARGVOUT SIG STDIN STDOUT STDERR _);
 
 # The walk's state (B::walkoptree calls a method on each op, in C: a
 # tenth of the cost of walking the tree in perl).
-our ($W_R, $W_FILE, $W_PACKAGE, $W_TOP, $W_PAD, $W_NAMES, $W_AT, $W_LINE, $W_LITERAL, $W_LATER, $W_ANON);
+our ($W_R, $W_FILE, $W_PACKAGE, $W_TOP, $W_PAD, $W_NAMES, $W_AT, $W_LINE, $W_LITERAL, $W_LATER, $W_ANON, $W_STASH);
 
 # The ops of the script's code (CV, and the anonymous subs in it): facts
 # [kind, file, line, detail] for Kamado::Check::Compiled, and the names
@@ -206,7 +226,7 @@ sub _walk {
         local $W_TOP = $is_top;
         local $W_PAD = ($c->PADLIST->ARRAY)[1];
         local ($W_NAMES) = $c->PADLIST->ARRAY;
-        local ($W_AT, $W_LINE) = ('', 0);
+        local ($W_AT, $W_LINE, $W_STASH) = ('', 0, '');
         local $W_ANON = [];
         B::walkoptree($c->ROOT, 'kamado_check_probe');
         push @cvs, map { [$_, 0] } @$W_ANON;
@@ -216,6 +236,16 @@ sub _walk {
         if (defined $W_LITERAL->{$t}) { push $r->{requires}->@*, [$f, $n, $W_LITERAL->{$t}] }
         else { push $r->{facts}->@*, ['dynamic_require', $f, $n, $t] }
     }
+}
+
+# Whether the gv G (named N) is one of main's that the script's own code
+# names: in its package, perl puts in main only the names of perlvar, so
+# the script wrote main:: or ::.
+sub _names_main {
+    my ($g, $n) = @_;
+    return 0 if $W_STASH ne $W_PACKAGE || $n !~ /\A[A-Za-z_]\w*\z/ || $MAIN_ANYWAY{$n};
+    my $st = $g->STASH;
+    return $st->can('NAME') && $st->NAME eq 'main';
 }
 
 sub _fact { push $W_R->{facts}->@*, [$_[0], $W_AT, $W_LINE, $_[1] // ''] if $W_AT eq $W_FILE }
@@ -258,12 +288,16 @@ sub _kids {
 sub B::OP::kamado_check_probe {
     my ($op) = @_;
     my $name = $op->name;
-    if ($name eq 'nextstate' || $name eq 'dbstate') { ($W_AT, $W_LINE) = ($op->file, $op->line); return }
+    if ($name eq 'nextstate' || $name eq 'dbstate') {
+        ($W_AT, $W_LINE, $W_STASH) = ($op->file, $op->line, $op->stashpv);
+        return;
+    }
     if (my $fact = $OP_FACT{$name}) { _fact($fact); return }
     if ($name eq 'caller') { _fact('caller_top') if $W_TOP; return }
     if ($name eq 'gv' || $name eq 'gvsv' || $name eq 'rv2hv') {
         my $g = $name eq 'rv2hv' ? undef : _gv($op) or return;
         my $n = $g->NAME;
+        _fact('main_named', "main::$n") if _names_main($g, $n);
         if ($n eq "\x13") { _fact('dollar_s') }
         elsif ($n eq 'main::' || $n eq '::') { _fact('main_stash') }
         elsif ($n eq '0') { _fact('dollar0') }
@@ -292,6 +326,8 @@ sub B::OP::kamado_check_probe {
             my $m = $kids[-1];
             _fact('flush') if $m->name eq 'method_named' && (_sv($m) // '') eq 'autoflush';
             $W_R->{invocants}{ ${ $kids[0] } } = 1 if $kids[0]->name eq 'const';
+            _fact('main_named', 'main->')
+                if $kids[0]->name eq 'const' && (_sv($kids[0]) // '') eq 'main' && $W_STASH eq $W_PACKAGE;
         }
         return;
     }
@@ -329,6 +365,8 @@ sub B::OP::kamado_check_probe {
         }
         return;
     }
+    if ($name eq 'flip' && ($op->flags & B::OPf_WANT()) == B::OPf_WANT_SCALAR()) { _fact('flip_flop'); return }
+    _fact('match_once') if $op->isa('B::PMOP') && ($op->pmflags & B::PMf_ONCE());
     if ($op->isa('B::PMOP') && ($op->pmflags & B::PMf_KEEP()) && $op->flags & B::OPf_KIDS()) {
         my $interpolates = 0;
         for (my $k = $op->first; $$k; $k = $k->sibling) { $interpolates = 1 if $k->name eq 'regcomp' }

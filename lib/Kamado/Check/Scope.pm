@@ -106,8 +106,26 @@ sub hazards {
             push @h, hazard(B5 => $p, $declared{$name}->line_number, fork => "a module of the tree (package "
                 . $packages[0]->namespace . ") with package variables ($name): in-process they are kept between requests");
         }
+        # output from its top level: a module is loaded once per worker,
+        # so only the worker's first request would get it
+        my @out =
+            grep { !in_named_sub($_) && !in_begin($_) && !in_anon_sub($_) } words($doc, qw(print printf say syswrite));
+        my $module = $packages[0]->namespace;
+        my $why = 'that prints while it loads: in-process it loads once, for the first request only';
+        push @h, hazard(B5 => $p, $out[0]->line_number, fork => "a module of the tree (package $module) $why") if @out;
     }
     return @h;
+}
+
+# Whether EL is inside an anonymous sub (`sub { ... }`).
+sub in_anon_sub {
+    my ($el) = @_;
+    for (my $p = $el->parent; $p; $p = $p->parent) {
+        next unless $p->isa('PPI::Structure::Block');
+        my $prev = $p->sprevious_sibling;
+        return 1 if $prev && $prev->isa('PPI::Token::Word') && $prev->content eq 'sub';
+    }
+    return 0;
 }
 
 1;
