@@ -13,14 +13,24 @@ my $SCRIPT = '/usr/share/smokeping/smokeping.cgi';
         # (Debian's /usr/lib/cgi-bin/smokeping.cgi is a shell wrapper that
         # passes the configuration as an argument: the script itself, its
         # default configuration named, as an administrator would lay it out)
-        put("$l->{dir}/smokeping.cgi", edit(mirror_text_file($SCRIPT),
-            qr{\|\| "/etc/smokeping/config";} => qq{|| "$l->{final_data}/config";}), 0755);
+        put(
+            "$l->{dir}/smokeping.cgi",
+            edit(
+                mirror_text_file($SCRIPT),
+                qr{\|\| "/etc/smokeping/config";} => qq{|| "$l->{final_data}/config";}
+            ),
+            0755
+        );
         my $d = $l->{final_data};
         my $strip = sub { join '', grep { !/^#/ && !/^\@include/ } split /^/, mirror_text_file($_[0]) };
-        put("$l->{data}/config", $strip->('/etc/smokeping/config.d/General') =~ s{http://some\.url/smokeping\.cgi}{http://localhost$l->{url}/smokeping.cgi}r
-            . "sendmail = /usr/sbin/sendmail\nimgcache = $d/img\nimgurl = ../smokeping/images\ndatadir = $d/rrd\n"
-            . "piddir = $d\nsmokemail = /etc/smokeping/smokemail\ntmail = /etc/smokeping/tmail\ndyndir = $d/rrd/__cgi\n"
-            . join('', map { $strip->("/etc/smokeping/config.d/$_") } qw(Database Presentation Probes Targets)));
+        put(
+            "$l->{data}/config",
+            $strip->('/etc/smokeping/config.d/General') =~
+                s{http://some\.url/smokeping\.cgi}{http://localhost$l->{url}/smokeping.cgi}r
+                . "sendmail = /usr/sbin/sendmail\nimgcache = $d/img\nimgurl = ../smokeping/images\ndatadir = $d/rrd\n"
+                . "piddir = $d\nsmokemail = /etc/smokeping/smokemail\ntmail = /etc/smokeping/tmail\ndyndir = $d/rrd/__cgi\n"
+                . join('', map { $strip->("/etc/smokeping/config.d/$_") } qw(Database Presentation Probes Targets))
+        );
         put("$l->{data}/rrd/__cgi/.keep", '');
         put("$l->{data}/img/.keep", '');
     },
