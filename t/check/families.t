@@ -24,6 +24,8 @@ my @cases = (
     ['scope-match-once'     => perlrun  => 'B8', 0],
     ['scope-flip-flop'      => perlrun  => 'B8', 0],
     ['scope-main-named'     => fork     => 'B3', 0],
+    ['scope-install-sub'    => perlrun  => 'B2', 0],
+    ['scope-eval-sub'       => perlrun  => 'B2', 0],
     ['scope-dynamic-require' => fork    => 'B4', 0],
     ['paths-chdir'          => registry => 'C1', 1],
     ['io-stream'            => fork     => 'D5', 0],

@@ -23,6 +23,12 @@ my %FACT = (
         B3 => fork =>
             'names main:: (main->method, &main::name, $main::name): in-process the script\'s subs and variables are in its own package, not main'
     ],
+    install_sub    => [
+        B2 => perlrun => 'installs a sub at run time (*name = sub {...}): in-process it stays installed, '
+            . 'with the first request\'s variables, for the requests after'
+    ],
+    eval_sub       =>
+        [B2 => perlrun => 'a string eval that defines a named sub: in-process it stays for later requests'],
     match_once     =>
         [B8 => perlrun => '`m?...?` matches once: compiled once, it stays spent from one request to the next'],
     flip_flop      =>

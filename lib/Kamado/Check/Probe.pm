@@ -248,6 +248,15 @@ sub _names_main {
     return $st->can('NAME') && $st->NAME eq 'main';
 }
 
+# Whether OP makes an anonymous sub (sub {...}, a reference to one).
+sub _makes_sub {
+    my ($op) = @_;
+    return 1 if $op->name eq 'anoncode';
+    return 0 unless $op->flags & B::OPf_KIDS();
+    for (my $k = $op->first; $$k; $k = $k->sibling) { return 1 if _makes_sub($k) }
+    return 0;
+}
+
 sub _fact { push $W_R->{facts}->@*, [$_[0], $W_AT, $W_LINE, $_[1] // ''] if $W_AT eq $W_FILE }
 
 sub _gv {
@@ -313,6 +322,8 @@ sub B::OP::kamado_check_probe {
         my @kids = _kids($op);
         my $target = $kids[-1];
         if ($target && $target->name eq 'gvsv' && (my $g = _gv($target))) { _fact('flush') if $g->NAME eq '|' }
+        # (*name = sub {...}, *$name = sub {...}: a sub installed at run time)
+        _fact('install_sub') if $name eq 'sassign' && @kids == 2 && $kids[1]->name eq 'rv2gv' && _makes_sub($kids[0]);
         if ($name eq 'sassign' && @kids == 2 && $kids[0]->name eq 'const') {
             my ($v, $t) = (_sv($kids[0]), _var($kids[1]));
             $W_LITERAL->{$t} = exists $W_LITERAL->{$t} ? undef : $v if defined $t && defined $v;
@@ -351,6 +362,11 @@ sub B::OP::kamado_check_probe {
         } else {
             _fact('dynamic_require', $name);
         }
+        return;
+    }
+    if ($name eq 'entereval') {
+        my $kid = $op->flags & B::OPf_KIDS() ? $op->first : undef;
+        _fact('eval_sub') if $kid && $kid->name eq 'const' && (_sv($kid) // '') =~ /\bsub\s+[\w:]+/;
         return;
     }
     if ($name eq 'anoncode' || $name eq 'anonconst') {
