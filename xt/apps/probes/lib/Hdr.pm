@@ -1,0 +1,3 @@
+package Hdr;
+print "Content-Type: text/plain\n\n";
+1;
