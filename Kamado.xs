@@ -15,7 +15,9 @@
  *   xs/LoopLog.xsh           Kamado::Loop's access-log records
  *   xs/Scoreboard.xsh        Kamado::Scoreboard
  *   xs/Process.xsh           Kamado: prctl, memory, request timers
- *   xs/CGI.xsh               Kamado::CGI::*, the CGI runner
+ *   xs/CGI*.xsh              Kamado::CGI::*, the CGI runner: one file per
+ *                            package (xs/CGIProcessZygote.xsh holds
+ *                            Kamado::CGI::Process::Zygote's XS)
  *   xs/DBI.xsh               Kamado::DBI::Reset::MariaDB's session reset
  */
 #define PERL_NO_GET_CONTEXT
@@ -116,6 +118,20 @@ INCLUDE: xs/Scoreboard.xsh
 
 INCLUDE: xs/Process.xsh
 
-INCLUDE: xs/CGI.xsh
+INCLUDE: xs/CGIInProcessRequire.xsh
+
+INCLUDE: xs/CGIInProcessWorld.xsh
+
+INCLUDE: xs/CGIOutput.xsh
+
+INCLUDE: xs/CGIEnv.xsh
+
+INCLUDE: xs/CGIInProcessSnapshot.xsh
+
+INCLUDE: xs/CGIProcessRelay.xsh
+
+INCLUDE: xs/CGIModeFork.xsh
+
+INCLUDE: xs/CGIProcessZygote.xsh
 
 INCLUDE: xs/DBI.xsh

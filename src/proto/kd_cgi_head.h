@@ -9,7 +9,7 @@
  * carrying the latest date the lines give, never later than now.
  *
  * Plain C99, no perl.h. Nothing is copied: the result is offsets into
- * the output, which the XS (xs/CGI.xsh, Kamado::CGI::Output::_parse)
+ * the output, which the XS (xs/CGIOutput.xsh, Kamado::CGI::Output::_parse)
  * turns into Perl values.
  */
 #ifndef KD_CGI_HEAD_H

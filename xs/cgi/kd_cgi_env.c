@@ -3,7 +3,7 @@
  * script runs in-process.
  * The CGI runner's C, with the perl API: included by Kamado.xs after
  * the parts before it (kd_cgi_env.c, kd_cgi_world.c, kd_cgi_io.c,
- * kd_cgi_snapshot.c); their XS is xs/CGI.xsh. */
+ * kd_cgi_snapshot.c); their XS is xs/CGI*.xsh, a file per Perl package. */
 
 /* kd_env_enter/kd_env_leave (world_enter, world_leave): the worker's %ENV and C
  * environment, put aside while a script runs in-process */

@@ -3,13 +3,13 @@
  * and the output of a fork- or exec-mode script collected as it runs.
  * The CGI runner's C, with the perl API: included by Kamado.xs after
  * the parts before it (kd_cgi_env.c, kd_cgi_world.c, kd_cgi_io.c,
- * kd_cgi_snapshot.c); their XS is xs/CGI.xsh. */
+ * kd_cgi_snapshot.c); their XS is xs/CGI*.xsh, a file per Perl package. */
 
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
-/* See output_begin in xs/CGI.xsh. The output file is not emptied for
+/* See output_begin in xs/CGIInProcessWorld.xsh. The output file is not emptied for
  * each run: a run's output is what lies before the file's position when
  * it ends (the script and the children it starts share that position),
  * and what earlier runs left past it is not read. Emptying it would give
@@ -69,7 +69,7 @@ kd_read_range(pTHX_ int fd, off_t offset, off_t end)
     return bytes;
 }
 
-/* See read_output in xs/CGI.xsh. */
+/* See read_output in xs/CGIInProcessWorld.xsh. */
 static SV *
 kd_read_output(pTHX_ int out_fd)
 {

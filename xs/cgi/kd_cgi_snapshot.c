@@ -2,7 +2,7 @@
  * in-process run.
  * The CGI runner's C, with the perl API: included by Kamado.xs after
  * the parts before it (kd_cgi_env.c, kd_cgi_world.c, kd_cgi_io.c,
- * kd_cgi_snapshot.c); their XS is xs/CGI.xsh. */
+ * kd_cgi_snapshot.c); their XS is xs/CGI*.xsh, a file per Perl package. */
 
 /* Kamado::CGI::InProcess::Snapshot: a script's package variables put back after a
  * run, from VARS ([glob ref, scalar, array ref, hash ref, was open]...,

@@ -56,7 +56,7 @@ sub finish {
 # parse(OUTPUT) -> the head of a script's whole output (not an nph-
 # script's), as feed returns it, or undef when it is not complete (then
 # feed and finish say why): one call for the in-process modes, which have
-# the whole output at once. _parse is in XS (xs/CGI.xsh, the head
+# the whole output at once. _parse is in XS (xs/CGIOutput.xsh, the head
 # parsed by src/proto/kd_cgi_head.c); parse is that sub, not a call more.
 { no warnings 'once'; *parse = \&_parse }
 

@@ -234,7 +234,7 @@ While a script runs in the worker, C<require> and C<do> of a library
 file compile it into the script's package, once, and run its top level
 again at each require of each run, as a new process would. Also here,
 for the script's own wrapper and for each library's:
-C<share_lexicals(WRAPPER, SUBS)> (XS, F<xs/CGI.xsh>) points the named
+C<share_lexicals(WRAPPER, SUBS)> (XS, F<xs/CGIInProcessRequire.xsh>) points the named
 subs SUBS at the file-scoped lexicals of WRAPPER's next call (the
 closure problem of doc/CGI-HAZARDS.md B1), and C<named_subs>,
 C<as_sub> and C<compile_source>, which the compile

@@ -49,8 +49,8 @@ my $quiet_exit;    # Kamado's XS is loaded
 # output written -- the child leaves without global destruction, whose
 # copy-on-write faults are a sixth of a hello world's cost. When anything
 # could show (an object with a DESTROY, a pipe to a process, an END block
-# still to run...), it returns and perl exits as usual (xs/CGI.xsh says what
-# is checked).
+# still to run...), it returns and perl exits as usual (xs/CGIProcessZygote.xsh says
+# what is checked).
 END { _exit_if_quiet($?, $dbi && $INC{'Kamado/DBI.pm'} ? Kamado::DBI::quiet_destructors() : undef) if $child && $quiet_exit }
 
 sub _serve {

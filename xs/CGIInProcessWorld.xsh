@@ -1,0 +1,136 @@
+# Kamado::CGI::InProcess::World: the world a script runs in inside the worker (xs/cgi/kd_cgi_world.c; its output files, kd_cgi_io.c). Included by Kamado.xs.
+
+MODULE = Kamado    PACKAGE = Kamado::CGI::InProcess::World
+
+PROTOTYPES: DISABLE
+
+SV *
+signal_state()
+CODE:
+{
+    /* The handlers of every signal and of __DIE__ and __WARN__, copied:
+     * read from perl's own table (reading %SIG is one lookup by name,
+     * and a sigaction, per signal), so that a script's changes can be
+     * found after each run for the price of a loop (changed_signals). */
+    AV *state = newAV();
+    int i;
+    av_extend(state, SIG_SIZE + 1);
+    for (i = 1; i < SIG_SIZE + 2; i++) {
+        SV *now = kd_signal_now(aTHX_ i);
+        av_push(state, now ? newSVsv(now) : newSV(0));
+    }
+    RETVAL = newRV_noinc((SV *)state);
+}
+OUTPUT:
+    RETVAL
+
+void
+changed_signals(AV *state)
+PPCODE:
+{
+    /* (name, handler in STATE) of each handler that is not as in STATE
+     * (from signal_state): a code reference to another sub, another
+     * string, set where it was not or the reverse; names as %SIG has
+     * them, so that %SIG = (%SIG, changed_signals($state)) puts them back. */
+    int i;
+    for (i = 1; i <= SIG_SIZE + 1; i++) {
+        SV **old = av_fetch(state, i - 1, 0);
+        SV *was = old ? *old : &PL_sv_undef;
+        if (!kd_signal_same(aTHX_ was, kd_signal_now(aTHX_ i))) {
+            mXPUSHs(newSVpv(kd_signal_name(i), 0));
+            XPUSHs(was);
+        }
+    }
+}
+
+int
+world_enter(int in_fd, int out_fd, int err_fd, HV *env, HV *fixed, char *dir, SV *script, SV *line_ends)
+CODE:
+    /* Enters a run's world: descriptors 0-2 on IN_FD, OUT_FD, ERR_FD
+     * (kd_stdio_enter), %ENV and the environment of the request ENV for
+     * the script's FIXED part (kd_env_enter),
+     * DIR the working directory, $0 SCRIPT, the special variables and
+     * @INC (kd_specials_enter, $\ LINE_ENDS); the worker's signal handlers,
+     * umask and selected handle noted, for world_leave. Returns the bits
+     * of the closed standard handles (kd_point_std). */
+    RETVAL = kd_world_enter(aTHX_ in_fd, out_fd, err_fd, env, fixed, dir, script, line_ends);
+OUTPUT:
+    RETVAL
+
+void
+world_leave(char *cwd)
+PPCODE:
+    /* The worker's world back (%ENV, descriptors, $0, the special
+     * variables and @INC, the selected handle, CWD, umask); returns the bits of the standard handles the
+     * script closed, then (name, handler) for each signal handler the run
+     * changed, to be put back in %SIG (which only perl can do). */
+    PUTBACK;
+    kd_world_leave(aTHX_ cwd);
+    SPAGAIN;
+
+void
+new_page(SV *format, SV *format_glob, SV *top, SV *top_glob)
+CODE:
+{
+    /* STDOUT's page state as a new process has it, with the run's
+     * formats (their names, FORMAT and TOP, and references to their
+     * globs): what `select STDOUT; ($-, $%, $=, $~, $^) = (0, 0, 60,
+     * FORMAT, TOP)` does (perl keeps it in the handle, from one run to the
+     * next), without the select, five magic sets and two lookups of the
+     * globs by name. */
+    GV *gv = kd_std_gv(aTHX_ 1);
+    IO *io = gv ? GvIOn(gv) : NULL;
+    if (!io || !SvROK(format_glob) || !isGV_with_GP(SvRV(format_glob))
+        || !SvROK(top_glob) || !isGV_with_GP(SvRV(top_glob)))
+        XSRETURN_EMPTY;
+    IoLINES_LEFT(io) = 0;
+    IoPAGE(io) = 0;
+    IoPAGE_LEN(io) = 60;
+    if (!IoFMT_NAME(io) || strNE(IoFMT_NAME(io), SvPV_nolen(format))) {
+        Safefree(IoFMT_NAME(io));
+        IoFMT_NAME(io) = savesvpv(format);
+    }
+    IoFMT_GV(io) = (GV *)SvRV(format_glob);
+    if (!IoTOP_NAME(io) || strNE(IoTOP_NAME(io), SvPV_nolen(top))) {
+        Safefree(IoTOP_NAME(io));
+        IoTOP_NAME(io) = savesvpv(top);
+    }
+    IoTOP_GV(io) = (GV *)SvRV(top_glob);
+}
+
+IV
+output_begin(int out_fd, int err_fd, IV max_err)
+CODE:
+    /* The files collecting a run's output and errors, made ready: the
+     * output at its start (scripts look at tell(STDOUT)), the errors appended
+     * to what earlier runs left (emptied past MAX_ERR bytes). Returns
+     * where this run's errors start. */
+    RETVAL = kd_output_begin(out_fd, err_fd, max_err);
+OUTPUT:
+    RETVAL
+
+SV *
+read_from(int fd, IV offset)
+CODE:
+    /* What file FD holds from OFFSET to its end (pread: the descriptor's
+     * position, shared with the script's STDOUT or STDERR, stays). */
+    RETVAL = kd_read_range(aTHX_ fd, (off_t)offset, -1);
+OUTPUT:
+    RETVAL
+
+SV *
+read_output(int out_fd)
+CODE:
+    /* What the run wrote to the output file OUT_FD (made ready by
+     * output_begin): up to the position the script's STDOUT and its
+     * children share. */
+    RETVAL = kd_read_output(aTHX_ out_fd);
+OUTPUT:
+    RETVAL
+
+void
+flush_all()
+CODE:
+    /* what every handle has buffered, written: before a script's STDIO
+     * are swapped in and out (IO::Handle's flush per handle costs more) */
+    PerlIO_flush((PerlIO *)NULL);
