@@ -30,9 +30,9 @@ use constant NAME => 'fork';
 # is compiled again on the next request.
 
 use constant READY_TIMEOUT => 30;
-# compiled scripts a worker keeps; past it, the least recently used goes
-# (a site with hundreds of scripts must not mean hundreds of perls each)
-use constant MAX_ZYGOTES => 32;
+# zygotes a worker keeps; past it, the least recently used goes (a site
+# with hundreds of scripts must not mean hundreds of perls each)
+our $MAX_ZYGOTES = 32;
 
 # Where Kamado's modules are, and its XS (blib/lib and blib/arch in a
 # build): for the zygote's -I. Absolute: the zygote starts in the script's
@@ -46,8 +46,8 @@ my @LIB = do {
 };
 
 # script path -> { pid, sock, key, deps }, the least recently used
-# retired past MAX_ZYGOTES
-my $zygotes = Kamado::CGI::LRU->new(max => MAX_ZYGOTES, evict => sub { _retire($_[1]) });
+# retired past $MAX_ZYGOTES
+my $zygotes = Kamado::CGI::LRU->new(max => $MAX_ZYGOTES, evict => sub { _retire($_[1]) });
 
 # response(SCRIPT, ENV) -> a PSGI streaming response for the psgi env
 # ENV; SCRIPT as for Kamado::CGI::Mode::Exec. (A script for another
@@ -100,7 +100,7 @@ sub _zygote {
     return $z if $z && $z->{key} eq $key && Kamado::CGI::Source::unchanged($z->{deps});
     _forget($file) if $z;
     # (the least recently used goes before a new perl starts)
-    $zygotes->make_room;
+    $zygotes->max($MAX_ZYGOTES)->make_room;
     return _ready(_start($file, $key, $dir, $dbi, $fixed), $file, $dir);
 }
 
@@ -110,14 +110,14 @@ sub _zygote {
 # answers, it runs one child at a time, and it ends with its worker), so
 # the generation notes the scripts, and each worker starts their zygotes
 # at once and then waits for them all (Kamado::Hooks' worker_start). At
-# most MAX_ZYGOTES: past them, undef.
+# most $MAX_ZYGOTES: past them, undef.
 my @preload;    # [file, key, dir, dbi, fixed]
 
 sub preload {
     my ($class, $args, $env) = @_;
     my $script = $args->{script};
     return 1 if grep { $_->[0] eq $script->{filename} } @preload;
-    return undef if @preload >= MAX_ZYGOTES;
+    return undef if @preload >= $MAX_ZYGOTES;
     Kamado::Hooks->on(worker_start => \&_start_preloaded) unless @preload;
     push @preload, [$script->{filename}, $script->{key}, $script->{dir}, $args->{dbi}, $args->{fixed}];
     return 1;
