@@ -37,6 +37,7 @@
 #include "board/kd_scoreboard.c"
 
 #include "loop/kd_loop.c"
+#include "loop/kd_bufs.c"
 #include "loop/kd_intake.c"
 #include "loop/kd_answer.c"
 #include "loop/kd_keepalive.c"

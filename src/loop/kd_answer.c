@@ -23,8 +23,12 @@ int kd_loop_log_answers(kd_loop *l)
 /* c's request line as far as it came, at most cap bytes, into out: its length. */
 static size_t request_line(const kd_conn *c, char *out, size_t cap)
 {
-    const char *p = c->in.buf + c->in.pos, *e = c->in.buf + c->in.len;
+    const char *p, *e;
     size_t n = 0;
+    if (!c->in.buf)
+        return 0;
+    p = c->in.buf + c->in.pos;
+    e = c->in.buf + c->in.len;
     while (p + n < e && n < cap && p[n] != '\r' && p[n] != '\n')
         n++;
     memcpy(out, p, n);
@@ -107,7 +111,7 @@ void kd_linger_read(kd_loop *l, kd_conn *c)
     int rv, i = 0;
     while ((rv = kd_fill(l, c)) == 1 && ++i < 16)
         c->in.pos = c->in.len = 0;
-    c->in.pos = c->in.len = 0;
+    kd_buf_give(l, c);
     if (rv < 0)
         kd_conn_close(l, c);
 }

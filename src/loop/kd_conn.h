@@ -5,7 +5,9 @@
  * Each worker owns an epoll set holding the listening sockets and every
  * connection it has accepted. Idle keep-alive connections and connections
  * still sending their head cost a file descriptor and a buffer, never a
- * worker: kd_loop_next() returns only when a whole request head is in. The
+ * worker: kd_loop_next() returns only when a whole request head is in
+ * (an idle one holds no read buffer: one is lent from the worker's few
+ * free ones when bytes come, and given back once they are consumed). The
  * request is then served synchronously (body, app, response) with blocking
  * I/O bounded by deadlines (kd_wait), and kd_conn_finish() puts the
  * connection back in the set or closes it. A Content-Length body is read
@@ -33,6 +35,7 @@
  * records, the lingering close), kd_pools.c (routing to other pools,
  * hand-over, receiving), kd_body.c (spooling and reading request bodies),
  * kd_write.c (writes, and the rests the loop sends for slow readers),
+ * kd_bufs.c (the read buffers connections borrow while they have bytes),
  * kd_lastwords.c (what a worker dying mid-request finishes). It
  * stands on the layers below it: src/proto/ (parsers and builders of
  * bytes, no I/O), src/sys/ (the clock, waits, descriptor passing) and
@@ -55,6 +58,10 @@
 #define KD_MAX_LISTENERS 32
 #define KD_MAX_ROUTES 32           /* pools, the default one included */
 typedef char kd_routes_fit_the_scoreboard[KD_MAX_ROUTES <= KD_SB_POOLS ? 1 : -1];
+
+/* read buffers a worker keeps free (kd_bufs.c) */
+#define KD_BUF_KEEP 4
+
 #define KD_MAX_PREFIX 256
 #define KD_MAX_ANSWERS 256         /* loop-answered requests kept for the access log */
 #define KD_ANSWER_LINE 1024        /* of each one's request line, at most */
@@ -97,7 +104,8 @@ typedef struct kd_conn {
     int serving;                    /* head returned, not finished yet */
     uint64_t req_id;                /* which request it is serving */
     struct {
-        char *buf;                  /* KD_BUF_SIZE bytes */
+        char *buf;                  /* KD_BUF_SIZE bytes while it has bytes to
+                                     * read or is served; NULL when idle */
         size_t len;                 /* bytes in buf */
         size_t pos;                 /* start of unconsumed bytes */
         kd_head_scan scan;          /* of the head at pos, while incomplete */
@@ -217,7 +225,9 @@ typedef struct {
     int my_route;                   /* the route this worker serves */
     int recv_fd;                    /* its pool's queue; -1 */
     kd_route routes[KD_MAX_ROUTES];
-    char *spare;                    /* a connection buffer to receive into */
+    /* free read buffers, the last given back on top */
+    char *bufs[KD_BUF_KEEP];
+    int nbufs;
     kd_conn **conns;                /* by fd */
     int conns_cap;
     int *queue;                     /* ring of fds with bytes to parse */

@@ -36,6 +36,14 @@ void kd_flush_pending(kd_loop *l, int ri);
 void kd_receive_one(kd_loop *l);
 int kd_queue_waiting(kd_loop *l);
 
+/* kd_bufs.c: a connection's read buffer (c->in.buf), lent while it has
+ * bytes to read or a request is served. take: 0, or -1 (ENOMEM); give:
+ * back to the worker's free ones, what it held dropped. */
+int kd_buf_take(kd_loop *l, kd_conn *c);
+void kd_buf_give(kd_loop *l, kd_conn *c);
+char *kd_buf_get(kd_loop *l);
+void kd_buf_put(kd_loop *l, char *buf);
+
 /* kd_body.c */
 void kd_compact(kd_conn *c);
 double kd_body_deadline(const kd_loop *l, const kd_conn *c, double now, int64_t got);

@@ -59,8 +59,9 @@ int kd_loop_set_proxy_sources(kd_loop *l, const kd_cidr *blocks, int nblocks, in
     return 0;
 }
 
-/* Slot for fd; connection structs and their buffers are reused, so a
- * connection costs no allocation once the worker is warm. */
+/* Slot for fd; connection structs are reused, and read buffers come from
+ * the worker's free ones (kd_bufs.c), so a connection costs no allocation
+ * once the worker is warm. */
 static kd_conn *conn_slot(kd_loop *l, int fd)
 {
     kd_conn *c;
@@ -94,11 +95,6 @@ static kd_conn *conn_slot(kd_loop *l, int fd)
             return NULL;
         c->out.fd = -1;
         c->body.fd = -1;
-        c->in.buf = malloc(KD_BUF_SIZE);
-        if (!c->in.buf) {
-            free(c);
-            return NULL;
-        }
         l->conns[fd] = c;
     }
     return c;
@@ -211,7 +207,7 @@ int kd_proxy_stage(kd_loop *l, kd_conn *c)
     if (l->ntrusted || l->trust_unix)
         c->trusted = peer_trusted(l, c, c->remote_addr_len == 0);
     if (c->in.pos == c->in.len) {
-        c->in.pos = c->in.len = 0;
+        kd_buf_give(l, c);
         if (kd_watch(l, c) != 0)
             kd_conn_close(l, c);
         return 0;

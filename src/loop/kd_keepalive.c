@@ -143,7 +143,7 @@ void kd_finish_now(kd_loop *l, kd_conn *c, int keepalive)
         kd_enqueue(l, c);                /* pipelined request already here */
         c->deadline = kd_now() + l->header_timeout;
     } else {
-        c->in.pos = c->in.len = 0;
+        kd_buf_give(l, c); /* idle: no buffer until bytes come */
         c->deadline = kd_now() + l->keepalive_timeout;
         if (kd_watch(l, c) != 0)
             kd_conn_close(l, c);

@@ -100,7 +100,8 @@ void kd_loop_free(kd_loop *l)
     free(l->events);
     free(l->conns);
     free(l->queue);
-    free(l->spare);
+    while (l->nbufs > 0)
+        free(l->bufs[--l->nbufs]);
     free(l->trusted);
     free(l->proxy_from);
     close(l->epfd);
@@ -159,6 +160,7 @@ void kd_conn_close(kd_loop *l, kd_conn *c)
         kd_unpend(l, c);
     close(c->fd);                     /* also leaves the epoll set */
     kd_drop_request_files(l, c);
+    kd_buf_give(l, c);
     c->open = 0;
     c->in_epoll = 0;
     l->nopen--;
@@ -195,13 +197,16 @@ int kd_watch_for(kd_loop *l, kd_conn *c, int out)
     return 0;
 }
 
-/* Reads what is there into the connection buffer. 1 read something,
- * 0 nothing yet, -1 closed or failed. */
+/* Reads what is there into the connection buffer (borrowed for it). 1
+ * read something, 0 nothing yet (an idle connection gives the buffer
+ * back), -1 closed or failed. */
 int kd_fill(kd_loop *l, kd_conn *c)
 {
     ssize_t n;
     if (c->in.pos > 0 && c->in.pos == c->in.len)
         c->in.pos = c->in.len = 0;
+    if (!c->in.buf && kd_buf_take(l, c) != 0)
+        return -1;
     if (c->in.len == KD_BUF_SIZE)
         return 1;                     /* full: the parser reports the limit */
     do {
@@ -213,8 +218,11 @@ int kd_fill(kd_loop *l, kd_conn *c)
             l->sb->counts.bytes_in += (uint64_t)n;
         return 1;
     }
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        if (c->in.len == 0 && !c->serving)
+            kd_buf_give(l, c);
         return 0;
+    }
     return -1;
 }
 
@@ -222,6 +230,12 @@ int kd_fill(kd_loop *l, kd_conn *c)
 static int try_parse(kd_loop *l, kd_conn *c)
 {
     int rv;
+    /* nothing to parse (the buffer was given back meanwhile) */
+    if (!c->in.buf) {
+        if (kd_watch(l, c) != 0)
+            kd_conn_close(l, c);
+        return 0;
+    }
     if (c->proxy_wait && !kd_proxy_stage(l, c))
         return 0;
     rv = kd_parse_more(c->in.buf + c->in.pos, c->in.len - c->in.pos, &c->in.scan, &c->req);

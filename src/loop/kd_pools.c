@@ -34,8 +34,6 @@ int kd_loop_set_pools(kd_loop *l, const kd_route *routes, int n, int my_route,
         errno = EINVAL;
         return -1;
     }
-    if (!l->spare && !(l->spare = malloc(KD_BUF_SIZE)))
-        return -1;
     kd_set_listening(l, 0);
     for (i = 0; i < n; i++) {
         l->routes[i] = routes[i];
@@ -176,21 +174,24 @@ void kd_receive_one(kd_loop *l)
     ssize_t n;
     int fd, flags;
     kd_conn *c;
-    char *buf;
+    char *buf = kd_buf_get(l);
 
+    if (!buf)
+        return;
     iov[0].iov_base = &h;
     iov[0].iov_len = sizeof h;
-    iov[1].iov_base = l->spare;
+    iov[1].iov_base = buf;
     iov[1].iov_len = KD_BUF_SIZE;
     n = kd_fdpass_recv(l->recv_fd, iov, 2, &fd, &flags);
-    if (n < 0)
-        return;                       /* another worker took it */
-    if (fd < 0)
+    if (n < 0 || fd < 0) {
+        kd_buf_put(l, buf); /* another worker took it */
         return;
+    }
     if ((size_t)n < sizeof h || (flags & (MSG_TRUNC | MSG_CTRUNC)) ||
         h.magic != HANDOFF_MAGIC || h.listener < 0 || h.listener >= l->nlisteners ||
         h.requests < 0 || !memchr(h.remote_addr, '\0', sizeof h.remote_addr) ||
         !memchr(h.peer_addr, '\0', sizeof h.peer_addr)) {
+        kd_buf_put(l, buf);
         close(fd);
         return;
     }
@@ -198,11 +199,12 @@ void kd_receive_one(kd_loop *l)
         l->sb->counts.taken++;
         l->sb->counts.queued[l->my_route]--;
     }
-    if (!(c = kd_conn_open(l, fd, h.listener)))
+    if (!(c = kd_conn_open(l, fd, h.listener))) {
+        kd_buf_put(l, buf);
         return;
-    buf = c->in.buf;                     /* the bytes are in spare: swap */
-    c->in.buf = l->spare;
-    l->spare = buf;
+    }
+    kd_buf_give(l, c); /* (none: a closed slot holds none) */
+    c->in.buf = buf;   /* the bytes are in it */
     c->in.len = (size_t)n - sizeof h;
     c->requests = h.requests;
     c->remote_port = h.remote_port;

@@ -291,7 +291,7 @@ void kd_conn_release(kd_loop *l, kd_conn *c)
     kd_drop_request_files(l, c);
     c->open = 0;
     c->in_epoll = 0;
-    c->in.pos = c->in.len = 0;
+    kd_buf_give(l, c);
     l->nopen--;
     if (l->sb)
         l->sb->connections = (uint32_t)l->nopen;
