@@ -27,14 +27,23 @@ our %FLAG = (
 
 # Sets handlers for @names (signals of the table) that count into
 # %$flags; SIGPIPE is ignored (a write to a closed pipe or socket fails).
+# One %$flags a process, the last given. The handlers are named subs,
+# not closures: a worker that sets its own frees nothing of them, and
+# freeing a closure writes to pages it shares with the generation.
+my $FLAGS;
+
 sub catch_signals {
     my ($flags, @names) = @_;
+    $FLAGS = $flags;
     for my $name (@names) {
-        my $flag = $FLAG{$name} // die "no flag for SIG$name";
-        $SIG{$name} = $name eq 'INT' ? sub { $flags->{stop} = $flags->{now} = 1 } : sub { $flags->{$flag}++ };
+        $FLAG{$name} // die "no flag for SIG$name";
+        $SIG{$name} = $name eq 'INT' ? \&_interrupted : \&_signalled;
     }
     $SIG{PIPE} = 'IGNORE';
 }
+
+sub _signalled   { $FLAGS->{ $FLAG{ $_[0] } }++ }
+sub _interrupted { $FLAGS->{stop} = $FLAGS->{now} = 1 }
 
 # Signals are blocked across fork: one arriving before the child has set
 # its own handlers would run its parent's (which only set a flag the
