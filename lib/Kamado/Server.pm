@@ -37,6 +37,14 @@ our $IDLE_CHLD;
 use constant FIELDS => qw(app listeners max_requests max_age max_rss request_timeout spool_threshold loop_settings
     expect_to_app write_buffer on_drain on_tick scoreboard slot pools access_log stopping loop pid why);
 
+# What a worker's loop is made from, by server class: new's settings
+# with the option table's defaults, each listener's env template, and
+# what they were made from. prepare() makes them in the generation before
+# it forks: a worker that makes them itself writes to many pages it
+# shares with the generation (each reference taken to a value made
+# before the fork is a reference count written).
+my %PREPARED;
+
 sub new {
     my ($class, %args) = @_;
     my $self = bless {
@@ -82,18 +90,33 @@ sub stop {
     $self->{loop}->stop_accepting(1) if $self->{loop};
 }
 
+# In the generation before it forks: the parts of the loop of a worker
+# made with these arguments (class_for says its class), made here once.
+sub prepare {
+    my ($class, %args) = @_;
+    my $self = $class->class_for(\%args)->new(%args);
+    $PREPARED{ ref $self } = {
+        from      => [$self->{loop_settings}, $self->{listeners}],
+        settings  => Kamado::Loop->settings($self->{loop_settings}->%*),
+        templates => [map { $_->env_template($self->env_extra) } $self->{listeners}->@*],
+    };
+}
+
 # The worker's event loop over its listeners, with its settings, pools,
 # request ids and scoreboard slot; returns it, and whether the access log
 # is written by the loop itself (native).
 sub open_loop {
     my ($self, %more) = @_;
     my @listeners = $self->{listeners}->@*;
-    my %settings = Kamado::Loop->settings($self->{loop_settings}->%*, %more)->%*;
+    my $made = $PREPARED{ ref $self };
+    undef $made unless $made && $made->{from}[0] == $self->{loop_settings} && $made->{from}[1] == $self->{listeners};
+    my %settings =
+        $made ? ($made->{settings}->%*, %more) : Kamado::Loop->settings($self->{loop_settings}->%*, %more)->%*;
     $settings{proxy_protocol} = [map { $_->proxy_protocol ? 1 : 0 } @listeners]
         if grep { $_->proxy_protocol } @listeners;
     my $loop = Kamado::Loop->new(
         [map { $_->fd } @listeners],
-        [map { $_->env_template($self->env_extra) } @listeners],
+        $made ? $made->{templates} : [map { $_->env_template($self->env_extra) } @listeners],
         \%settings,
     );
     $loop->set_pools(@{ $self->{pools} }{qw(routes mine recv_fd listen)}) if $self->{pools};
@@ -341,6 +364,12 @@ leaves the connection to the server, the handle unused.
 
 An async worker is L<Kamado::Server::Async>, a subclass
 (C<< Kamado::Server->class_for(\%args) >> chooses).
+
+C<< Kamado::Server->prepare(%args) >>, called before the workers fork
+with the arguments they will be given, makes there what their loops are
+made from (the settings with their defaults, the listeners' env
+templates), so that the workers share it instead of each making its own;
+a server given other settings or listeners makes its own.
 
 A process the app forks that returns into the server (from the app, or
 through the responder of a delayed response) exits there at once with

@@ -109,6 +109,10 @@ sub _pool_args {
 sub before_fork {
     my ($self) = @_;
     $self->{init} = Kamado::Hooks->worker_init($self->{worker_init}) if defined $self->{worker_init};
+    # each pool's server class, its loop's parts made once here
+    for my $pool (0 .. ($self->{queues} ? $self->{pools}->@* : 0)) {
+        Kamado::Server->prepare(%{ $self->{server_args} }, ($self->{queues} ? _pool_args($self, $pool) : ()));
+    }
     return unless $self->{app};
     $_->() for $self->{prepare}->@*;
 }
@@ -169,7 +173,9 @@ take) and exits without running END blocks.
 
 C<start> emits L<Kamado::Hooks>' C<worker_start> and runs the
 C<--worker-init> hook, which C<before_fork> compiles in the generation
-(with the C<prepare> subs, when the app is preloaded). A worker whose
+(with the C<prepare> subs, when the app is preloaded); C<before_fork>
+also has each pool's server class prepare its loop's parts
+(C<< Kamado::Server->prepare >>). A worker whose
 hook dies exits with status 3.
 
 =cut
