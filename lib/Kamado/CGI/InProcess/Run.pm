@@ -220,9 +220,9 @@ sub _within {
         alarm 0;
         # what the script forked and left, once exited: reaped (init's
         # part under CGI), here and at the next CGI request
-        Kamado::CGI::Process::Reaper->sweep;
+        Kamado::CGI::Process::Reaper::sweep();
         # library files (not modules) are the script's business, not %INC's
-        delete @INC{@Kamado::CGI::InProcess::Require::INC_ADDED};
+        delete @INC{@Kamado::CGI::InProcess::Require::INC_ADDED} if @Kamado::CGI::InProcess::Require::INC_ADDED;
         $tz ||= exists $ENV{TZ};
     }
     ($closed, my %changed) = Kamado::CGI::InProcess::World::world_leave($keep->{cwd});
