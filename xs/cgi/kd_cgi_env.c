@@ -143,13 +143,72 @@ kd_fixed_part(pTHX_ HV *fixed, const char *name, I32 len, svtype type)
     return svp && SvROK(*svp) && SvTYPE(SvRV(*svp)) == type ? (HV *)SvRV(*svp) : NULL;
 }
 
+/* SERVER_SIGNATURE for SOFTWARE, HOST and PORT (each may be NULL). The
+ * last one made is kept with what it was made from (KEEP: the list being
+ * made is the kept one, not one made while it is busy), as most requests
+ * of a worker have the same three. */
+static SV *
+kd_signature(pTHX_ SV *software, SV *host, SV *port, int keep)
+{
+    static SV *kept, *from;
+    static STRLEN from_len[3];
+    SV *parts[3], *sig;
+    STRLEN len[3];
+    const char *pv[3], *at;
+    int i, same = keep && kept && !SvUTF8(kept);
+    parts[0] = software;
+    parts[1] = host;
+    parts[2] = port;
+    for (i = 0; i < 3; i++) {
+        pv[i] = parts[i] ? SvPV(parts[i], len[i]) : "";
+        if (!parts[i])
+            len[i] = 0;
+        if (parts[i] && SvUTF8(parts[i]))
+            same = 0;
+    }
+    if (same) {
+        at = SvPVX(from);
+        for (i = 0; i < 3 && same; i++) {
+            same = from_len[i] == len[i] && memEQ(at, pv[i], len[i]);
+            at += len[i];
+        }
+        if (same)
+            return kept;
+    }
+    if (keep) {
+        if (!kept) {
+            kept = newSVpvs("");
+            from = newSVpvs("");
+        }
+        SvCUR_set(from, 0);
+        for (i = 0; i < 3; i++) {
+            sv_catpvn(from, pv[i], len[i]);
+            from_len[i] = len[i];
+        }
+        sig = kept;
+        sv_setpvs(sig, "<address>");
+    } else {
+        sig = sv_2mortal(newSVpvs("<address>"));
+    }
+    if (software)
+        sv_catsv(sig, software);
+    sv_catpvs(sig, " Server at ");
+    if (host)
+        sv_catsv(sig, host);
+    sv_catpvs(sig, " Port ");
+    if (port)
+        sv_catsv(sig, port);
+    sv_catpvs(sig, "</address>\n");
+    return sig;
+}
+
 static void
 kd_request_vars(pTHX_ HV *env, HV *fixed, kd_vars *v)
 {
     HV *vars = kd_fixed_part(aTHX_ fixed, "vars", 4, SVt_PVHV);
     HV *set = kd_fixed_part(aTHX_ fixed, "set", 3, SVt_PVHV);
     AV *unset = (AV *)kd_fixed_part(aTHX_ fixed, "unset", 5, SVt_PVAV);
-    SV *host_sv, *port, *scheme, *software, *value, *host = NULL, *signature;
+    SV *host_sv, *port, *scheme, *software, *value, *host = NULL;
     HE *he;
     STRLEN len;
     const char *h;
@@ -200,17 +259,7 @@ kd_request_vars(pTHX_ HV *env, HV *fixed, kd_vars *v)
     /* the request's id, by mod_unique_id's name */
     KD_PUT(v, "UNIQUE_ID", KD_FETCH(env, "kamado.request_id"));
     /* Debian's apache2 has ServerSignature On */
-    signature = sv_2mortal(newSVpvs("<address>"));
-    if (software)
-        sv_catsv(signature, software);
-    sv_catpvs(signature, " Server at ");
-    if (host)
-        sv_catsv(signature, host);
-    sv_catpvs(signature, " Port ");
-    if (port)
-        sv_catsv(signature, port);
-    sv_catpvs(signature, "</address>\n");
-    KD_PUT(v, "SERVER_SIGNATURE", signature);
+    KD_PUT(v, "SERVER_SIGNATURE", kd_signature(aTHX_ software, host, port, v->kept));
     if (scheme && strEQ(SvPV_nolen(scheme), "https"))
         KD_PUT(v, "HTTPS", sv_2mortal(newSVpvs("on")));
     value = KD_FETCH(env, "CONTENT_TYPE");
