@@ -31,6 +31,7 @@
 #include "xs/cgi/kd_cgi_world.c"
 #include "xs/cgi/kd_cgi_io.c"
 #include "xs/cgi/kd_cgi_snapshot.c"
+#include "xs/cgi/kd_cgi_mapping.c"
 #include <sys/prctl.h>
 #include <signal.h>
 #include <time.h>
@@ -133,5 +134,7 @@ INCLUDE: xs/CGIProcessRelay.xsh
 INCLUDE: xs/CGIModeFork.xsh
 
 INCLUDE: xs/CGIProcessZygote.xsh
+
+INCLUDE: xs/CGIMapping.xsh
 
 INCLUDE: xs/DBI.xsh

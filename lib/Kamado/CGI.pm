@@ -5,6 +5,7 @@ use warnings;
 
 use Cwd ();
 use Scalar::Util ();
+use Kamado ();    # (_mapping_fresh: XS)
 use Kamado::CGI::Auto::Net;
 use Kamado::CGI::Env;
 use Kamado::CGI::Mapper;
@@ -87,11 +88,10 @@ sub call {
     return error_response(404) if index($env->{REQUEST_URI} // '', '%') >= 0 && $env->{REQUEST_URI} =~ m{\A[^?]*%2[fF]};
     my $hit = $self->{cache}{ ($env->{SCRIPT_NAME} // '') . "\0" . ($env->{PATH_INFO} // '') }
         // return $self->_map_request($env);
+    # (the system calls and comparisons in XS, one call: _mapping_fresh,
+    # xs/cgi/kd_cgi_mapping.c)
     return $self->_map_request($env)
-        unless pack('j5', (lstat $hit->{file})[0, 1, 2, 7, 9]) eq $hit->{lstat}
-        && !grep({ lstat; !-d _ || (stat _)[2] & 0002 } $self->{root}, $hit->{dirs}->@*)
-        && !grep({ -f } $hit->{absent}->@*)
-        && Kamado::CGI::ModeFile::key($hit->{mode_files}) eq $hit->{mode_key}
+        unless _mapping_fresh($hit, $self->{root})
         # (auto: the files the verdict read, the libraries it pulls in,
         # and a demotion by the run-time net)
         && (!$hit->{deps} || Kamado::CGI::Source::unchanged($hit->{deps}))

@@ -3,6 +3,7 @@ use 5.024;
 use strict;
 use warnings;
 
+use Kamado ();    # (key: XS)
 use Kamado::CGI::Source;
 
 # Per-directory and per-script modes: a file named .kamado-cgi in any
@@ -40,12 +41,9 @@ sub files {
     };
 }
 
-# What tells that some of these files appeared, changed or went: one stat
-# of each.
-sub key {
-    my ($files) = @_;
-    return join "\0", map { join ':', (stat)[0, 1, 7, 9] } @$files;    # (Source::stat_key)
-}
+# key(FILES): what tells that some of these files appeared, changed or
+# went, one stat of each (XS, as it is looked at for every request:
+# xs/cgi/kd_cgi_mapping.c).
 
 # The mode for the script DIR/BASE: (mode) or (undef, error) for a file
 # that cannot be used (the error names the file and line), or () when no
