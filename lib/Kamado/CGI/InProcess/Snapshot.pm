@@ -40,8 +40,10 @@ sub restore {
     no strict 'refs';
     for my $package (keys $self->{packages}->%*) {
         my $p = $self->{packages}{$package};
-        # a name more than last time: a variable the last run made
-        $self->_scan($package, 0) if keys %{"${package}::"} != $p->{names};
+        # a name more than last time: a variable the last run made (the
+        # stash as _scan found it: looking it up by its name, a long
+        # one, costs more than the rest of the restore)
+        $self->_scan($package, 0) if keys $p->{stash}->%* != $p->{names};
         # (the values in XS: _restore_vars, kd_snapshot_restore; the files
         # the run opened come back to be closed, as at a process's exit: a
         # lock one holds is released)
@@ -55,7 +57,7 @@ sub _scan {
     my ($self, $package, $initial) = @_;
     no strict 'refs';
     my $stash = \%{"${package}::"};
-    my $p = $self->{packages}{$package} //= { vars => [], seen => {} };
+    my $p = $self->{packages}{$package} //= { vars => [], seen => {}, stash => $stash };
     for my $name (keys %$stash) {
         next if $p->{seen}{$name} || $name =~ /::\z/ || $name eq 'ISA';
         # (a sub perl keeps as a bare code reference has no variables yet)
