@@ -5,14 +5,14 @@ MODULE = Kamado    PACKAGE = Kamado::CGI::InProcess::Snapshot
 PROTOTYPES: DISABLE
 
 void
-_restore_vars(AV *vars)
+_restore(SV *self)
 PPCODE:
 {
-    /* (see kd_snapshot_restore; it calls perl, so the globs to close are
-     * pushed only once it is done) */
+    /* restore's loop (kd_snapshot_restore_all; it calls perl, so the
+     * globs to close are pushed only once it is done) */
     AV *opened = (AV *)sv_2mortal((SV *)newAV());
     SSize_t i, n;
-    kd_snapshot_restore(aTHX_ vars, opened);
+    kd_snapshot_restore_all(aTHX_ self, opened);
     n = (SSize_t)av_count(opened);
     EXTEND(SP, n);
     for (i = 0; i < n; i++)

@@ -143,3 +143,54 @@ kd_snapshot_restore(pTHX_ AV *vars, AV *opened)
         }
     }
 }
+
+/* Kamado::CGI::InProcess::Snapshot::restore's loop: every package of the snapshot
+ * SELF put back (kd_snapshot_restore), after a new scan of those whose
+ * stash has another number of names than at the last scan ($self->_scan:
+ * a variable the last run made); the globs to close pushed on OPENED. */
+static void
+kd_snapshot_restore_all(pTHX_ SV *self, AV *opened)
+{
+    SV **svp = SvROK(self) && SvTYPE(SvRV(self)) == SVt_PVHV ? hv_fetchs((HV *)SvRV(self), "packages", 0) : NULL;
+    HV *packages;
+    AV *list;
+    HE *he;
+    SSize_t i, n;
+    if (!svp || !SvROK(*svp) || SvTYPE(SvRV(*svp)) != SVt_PVHV)
+        return;
+    packages = (HV *)SvRV(*svp);
+    /* (the names first: _scan runs perl) */
+    list = (AV *)sv_2mortal((SV *)newAV());
+    hv_iterinit(packages);
+    while ((he = hv_iternext(packages)))
+        av_push(list, newSVhek(HeKEY_hek(he)));
+    n = (SSize_t)av_count(list);
+    for (i = 0; i < n; i++) {
+        SV *package = *av_fetch(list, i, 0);
+        HE *pe = hv_fetch_ent(packages, package, 0, 0);
+        HV *p;
+        SV **stash, **names, **vars;
+        if (!pe || !SvROK(HeVAL(pe)) || SvTYPE(SvRV(HeVAL(pe))) != SVt_PVHV)
+            continue;
+        p = (HV *)SvRV(HeVAL(pe));
+        stash = hv_fetchs(p, "stash", 0);
+        names = hv_fetchs(p, "names", 0);
+        if (!stash || !SvROK(*stash) || SvTYPE(SvRV(*stash)) != SVt_PVHV || !names
+            || (IV)HvUSEDKEYS((HV *)SvRV(*stash)) != SvIV(*names)) {
+            dSP;
+            ENTER;
+            SAVETMPS;
+            PUSHMARK(SP);
+            XPUSHs(self);
+            XPUSHs(package);
+            mXPUSHi(0);
+            PUTBACK;
+            call_method("_scan", G_DISCARD);
+            FREETMPS;
+            LEAVE;
+        }
+        vars = hv_fetchs(p, "vars", 0);
+        if (vars && SvROK(*vars) && SvTYPE(SvRV(*vars)) == SVt_PVAV)
+            kd_snapshot_restore(aTHX_ (AV *)SvRV(*vars), opened);
+    }
+}

@@ -318,7 +318,8 @@ sub _run {
         $s->{snapshot}->add_package($_) for Kamado::CGI::InProcess::Compile::own_packages($s);
         $s->{known_packages} = keys $s->{packages}->%*;
     }
-    $s->{snapshot}->restore;
+    # (restore's XS, called straight: Kamado::CGI::InProcess::Snapshot)
+    close *$_ for Kamado::CGI::InProcess::Snapshot::_restore($s->{snapshot});
     File::Temp::cleanup() if Kamado::CGI::InProcess::World::temp_files();
     *{"main::$_"} = $main{$_} for keys %main;
 }

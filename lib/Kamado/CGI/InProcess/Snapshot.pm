@@ -3,7 +3,7 @@ use 5.024;
 use strict;
 use warnings;
 
-use Kamado ();    # (the XS: _restore_vars)
+use Kamado ();    # (the XS: _restore)
 
 # The package variables of a script compiled in-process, as they were
 # when it had just compiled (doc/CGI-HAZARDS.md B2, idea 4.7): under CGI every
@@ -35,20 +35,14 @@ sub add_package {
 
 # Puts every variable back: after each run (what the run left in them
 # goes then, as at a process's exit).
+# For each package: a name more than last time is a variable the last run
+# made (_scan again; the stash as _scan found it: looking it up by its
+# name, a long one, costs more than the rest of the restore); the values
+# put back in XS (_restore, kd_snapshot_restore_all, as this runs after
+# every run); the files the run opened come back to be closed, as at a
+# process's exit: a lock one holds is released.
 sub restore {
-    my ($self) = @_;
-    no strict 'refs';
-    for my $package (keys $self->{packages}->%*) {
-        my $p = $self->{packages}{$package};
-        # a name more than last time: a variable the last run made (the
-        # stash as _scan found it: looking it up by its name, a long
-        # one, costs more than the rest of the restore)
-        $self->_scan($package, 0) if keys $p->{stash}->%* != $p->{names};
-        # (the values in XS: _restore_vars, kd_snapshot_restore; the files
-        # the run opened come back to be closed, as at a process's exit: a
-        # lock one holds is released)
-        close *$_ for _restore_vars($p->{vars});
-    }
+    close *$_ for _restore($_[0]);
 }
 
 # Records PACKAGE's variables: their values if INITIAL (just compiled),
