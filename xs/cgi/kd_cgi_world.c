@@ -237,6 +237,11 @@ static struct {
     int errno_was;                /* $! */
     I32 status, status_posix;     /* $? */
     AV *inc;                      /* @INC's elements as the worker had them */
+    U8 dowarn;                    /* $^W */
+    Time_t basetime;              /* $^T */
+    AV *argv;                     /* @ARGV */
+    SV *defsv;                    /* $_ */
+    int tz;                       /* whether the run's %ENV had a TZ */
 } world;
 
 /* The special variables a run starts with as a new perl has them (with
@@ -364,8 +369,44 @@ kd_signal_same(pTHX_ SV *was, SV *now)
     return SvOK(was) && sv_eq(now, was);
 }
 
+/* What `local $^W = WARNINGS; local $^T = time; local @ARGV = (); local
+ * $_` would do for the run, and undo: the worker's values put aside,
+ * the run's fresh ones in their place (a new array, a new scalar), as a
+ * new perl has them. */
+static void
+kd_run_vars_enter(pTHX_ int warnings)
+{
+    world.dowarn = PL_dowarn;
+    /* (as $^W's magic: not under -W or -X) */
+    if (!(PL_dowarn & G_WARN_ALL_MASK))
+        PL_dowarn = (PL_dowarn & ~G_WARN_ON) | (warnings ? G_WARN_ON : G_WARN_OFF);
+    world.basetime = PL_basetime;
+    PL_basetime = time(NULL);
+    world.argv = GvAV(PL_argvgv);
+    GvAV(PL_argvgv) = newAV();
+    world.defsv = GvSV(PL_defgv);
+    GvSV(PL_defgv) = newSV(0);
+}
+
+static void
+kd_run_vars_leave(pTHX)
+{
+    SV *sv = GvSV(PL_defgv);
+    AV *av = GvAV(PL_argvgv);
+    GvSV(PL_defgv) = world.defsv;
+    SvREFCNT_dec(sv);
+    GvAV(PL_argvgv) = world.argv;
+    SvREFCNT_dec((SV *)av);
+    world.defsv = NULL;
+    world.argv = NULL;
+    PL_basetime = world.basetime;
+    if (!(PL_dowarn & G_WARN_ALL_MASK))
+        PL_dowarn = (PL_dowarn & ~G_WARN_ON) | (world.dowarn & G_WARN_ON);
+}
+
 static int
-kd_world_enter(pTHX_ int in_fd, int out_fd, int err_fd, HV *env, HV *fixed, const char *dir, SV *script, SV *line_ends)
+kd_world_enter(pTHX_ int in_fd, int out_fd, int err_fd, HV *env, HV *fixed, const char *dir, SV *script, SV *line_ends,
+    int warnings)
 {
     int i, closed;
     SV *program = get_sv("0", GV_ADD);
@@ -395,12 +436,16 @@ kd_world_enter(pTHX_ int in_fd, int out_fd, int err_fd, HV *env, HV *fixed, cons
         SvREFCNT_dec(world.script);
     world.script = newSVsv(script);
     sv_setsv_flags(program, script, SV_NOSTEAL);
-    if (world.active)
+    if (world.active) {
         kd_specials_leave(aTHX);
+        kd_run_vars_leave(aTHX);
+    }
     kd_specials_enter(aTHX_ line_ends);
+    kd_run_vars_enter(aTHX_ warnings);
     world.active = 1;
     closed = kd_stdio_enter(aTHX_ in_fd, out_fd, err_fd);
     kd_env_enter(aTHX_ env, fixed);
+    world.tz = hv_exists(GvHVn(PL_envgv), "TZ", 2);
     kd_locale_enter(aTHX_ GvHV(PL_envgv));
     (void)chdir(dir);    /* (as perl's chdir in the script's place: no error) */
     return closed;
@@ -439,12 +484,18 @@ kd_world_leave(pTHX_ const char *cwd)
     world.active = 0;
     kd_locale_keep();
     kd_specials_leave(aTHX);
+    kd_run_vars_leave(aTHX);
+    if (GvHV(PL_envgv) && hv_exists(GvHV(PL_envgv), "TZ", 2))
+        world.tz = 1;
     /* (a script that set $0 changed the title: it is put back too) */
     if (world.script && sv_eq(program, world.script))
         sv_setsv_flags(program, world.program, SV_NOSTEAL);
     else
         sv_setsv_mg(program, world.program);
     kd_env_leave(aTHX);
+    /* (the C library keeps the zone TZ gave it: the worker's again) */
+    if (world.tz)
+        tzset();
     closed = kd_stdio_leave(aTHX);
     if (world.selected) {
         setdefout(world.selected);    /* (takes a reference of its own) */

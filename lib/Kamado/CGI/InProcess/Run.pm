@@ -3,7 +3,6 @@ use 5.024;
 use strict;
 use warnings;
 
-use POSIX ();
 # the errors a worker's file keeps before it is emptied
 use constant MAX_KEPT => 1 << 20;
 use Kamado ();
@@ -175,24 +174,16 @@ sub _kept {
 # puts the worker back as it was, whatever the script did.
 sub _within {
     my ($s, $keep, $in, $env, $fixed, $timeout, $run) = @_;
-    # whether the run had a TZ
-    my $tz;
     # (descriptors, %ENV, the locale it asks for, cwd, $0, $/ $\ $, $" $;
-    # $! $? $@ and @INC; the worker's signals, umask and selected handle
-    # noted: in XS, one call each way)
+    # $! $? $@ and @INC, $^T, @ARGV and $_ (a script's while (<STDIN>)
+    # must not change the worker's); the worker's signals, umask and
+    # selected handle noted: in XS, one call each way; and the C
+    # library's zone when the run had a TZ, put back)
     # (#! -l sets $\, -w $^W, for the compile and the run)
-    my $closed = Kamado::CGI::InProcess::World::world_enter(
-        fileno $in, fileno $keep->{out}, fileno $keep->{err}, $env, $fixed, $s->{dir}, $s->{file},
-        $s->{line_ends}
-    );
+    my $closed = Kamado::CGI::InProcess::World::world_enter(fileno $in, fileno $keep->{out}, fileno $keep->{err}, $env, $fixed, $s->{dir}, $s->{file},
+        $s->{line_ends}, $s->{warnings});
     Kamado::CGI::InProcess::World::reopen_std($closed) if $closed;
     {
-        $tz = exists $ENV{TZ};
-        local $^W = $s->{warnings};
-        local $^T = time;
-        local @ARGV = ();
-        # (a script's while (<STDIN>) must not change the worker's $_)
-        local $_;
         local $Kamado::CGI::InProcess::Require::SCRIPT = $s;
         local @Kamado::CGI::InProcess::Require::INC_ADDED = ();
         local $Kamado::CGI::InProcess::Overrides::SCRIPT = $s;
@@ -223,12 +214,9 @@ sub _within {
         Kamado::CGI::Process::Reaper::sweep();
         # library files (not modules) are the script's business, not %INC's
         delete @INC{@Kamado::CGI::InProcess::Require::INC_ADDED} if @Kamado::CGI::InProcess::Require::INC_ADDED;
-        $tz ||= exists $ENV{TZ};
     }
     ($closed, my %changed) = Kamado::CGI::InProcess::World::world_leave($keep->{cwd});
     Kamado::CGI::InProcess::World::reopen_std($closed) if $closed;
-    # (the C library keeps the zone TZ gave it: the worker's again)
-    POSIX::tzset() if $tz;
     # (only what the script changed: assigning %SIG is a sigaction each)
     $SIG{$_} = $changed{$_} for keys %changed;
 }

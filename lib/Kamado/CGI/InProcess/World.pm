@@ -18,7 +18,7 @@ use Kamado ();    # (the XS below)
 # opened once per worker, and the few things done in perl.
 #
 # In XS, in this package:
-#   world_enter(IN_FD, OUT_FD, ERR_FD, ENV, FIXED, DIR, SCRIPT, LINE_ENDS)
+#   world_enter(IN_FD, OUT_FD, ERR_FD, ENV, FIXED, DIR, SCRIPT, LINE_ENDS, WARNINGS)
 #       -> the bits of the standard handles that were closed
 #   world_leave(CWD) -> (those bits, then name => handler of each signal
 #       handler the run changed, for %SIG)
