@@ -35,7 +35,7 @@ my @shutdown;        # the worker's shutdown handlers (registry)
 my @run_shutdown;    # this run's (perlrun)
 my @cleanup;         # this run's cleanups
 our $PENDING = 0;    # a cleanup or a handler waits for the end of the run
-my $exit = 0;        # the worker exits after this request
+our $exit = 0;       # the worker exits after this request (looked at by the runner)
 
 Kamado::Hooks->on(worker_exit => sub { worker_exit(@_) });
 

@@ -93,7 +93,7 @@ sub respond {
     my $exited = delete $s->{exited};
     # (PersistentPerl's shutdown_next_time or shutdown_now: the worker
     # exits once this response is sent)
-    $env->{'psgix.harakiri.commit'} = 1 if Kamado::CGI::InProcess::Persistent::exit_asked();
+    $env->{'psgix.harakiri.commit'} = 1 if $Kamado::CGI::InProcess::Persistent::exit && Kamado::CGI::InProcess::Persistent::exit_asked();
     return $compiled || $exited ? _response($keep->{out}, $args, $env) : error_response(500);
 }
 
@@ -129,14 +129,65 @@ sub release {
 }
 
 # Compiles the script if it is not yet and, when $run, runs it, in one
-# stay in the script's world, on the files $keep with STDIN on $in; logs
-# what it wrote to STDERR. Returns whether it is compiled ($s->{exited}
-# says it called exit while compiling: what it printed is its answer).
+# stay in the script's world, on the files $keep with STDIN on $in, as it
+# would run under CGI: in its directory, with the CGI environment and its
+# locale, STDIO on the request's descriptors 0, 1 and 2, fresh special
+# variables; and puts the worker back as it was, whatever the script
+# did. Logs what it wrote to STDERR. Returns whether it is compiled
+# ($s->{exited} says it called exit while compiling: what it printed is
+# its answer).
 sub _compile_and_run {
     my ($s, $args, $keep, $in, $env, $run) = @_;
     my $file = $s->{file};
     my $err_start = Kamado::CGI::InProcess::World::output_begin(fileno $keep->{out}, fileno $keep->{err}, MAX_KEPT);
-    _within($s, $keep, $in, $env, $args->{fixed}, $args->{timeout}, $run);
+    # (descriptors, %ENV, the locale it asks for, cwd, $0, $/ $\ $, $" $;
+    # $! $? $@ and @INC, $^T, @ARGV and $_ (a script's while (<STDIN>)
+    # must not change the worker's); the worker's signals, umask and
+    # selected handle noted: in XS, one call each way; and the C
+    # library's zone when the run had a TZ, put back)
+    # (#! -l sets $\, -w $^W, for the compile and the run)
+    my $closed = Kamado::CGI::InProcess::World::world_enter(fileno $in, fileno $keep->{out}, fileno $keep->{err}, $env, $args->{fixed}, $s->{dir}, $s->{file},
+        $s->{line_ends}, $s->{warnings});
+    Kamado::CGI::InProcess::World::reopen_std($closed) if $closed;
+    {
+        local $Kamado::CGI::InProcess::Require::SCRIPT = $s;
+        local @Kamado::CGI::InProcess::Require::INC_ADDED = ();
+        local $Kamado::CGI::InProcess::Overrides::SCRIPT = $s;
+        local $Kamado::CGI::InProcess::Overrides::RUNNING = Kamado::current_pid();
+        no warnings 'once';
+        local $PersistentPerl::RUNNER = Kamado::CGI::InProcess::Persistent->runner($s->{kept});
+        # (the script's errors are caught inside; this is for the runner's)
+        eval {
+            # in the environment its mode compiles it in (compile_env)
+            if ($s->{code}) {}
+            elsif (my $compile_env = $s->{mode}->compile_env($args->{fixed})) {
+                local %ENV = %$compile_env;
+                Kamado::CGI::InProcess::Compile::compile($s);
+            } else {
+                Kamado::CGI::InProcess::Compile::compile($s);
+            }
+            _run($s, $keep, $args->{timeout}) if $s->{code} && $run;
+            1;
+        } or Kamado::Log->error("$s->{file}: $@");
+        # a child the script forked, back here without exit
+        Kamado::CGI::InProcess::Overrides::child_exit(0)
+            if Kamado::current_pid() != $Kamado::CGI::InProcess::Overrides::RUNNING;
+        # the server's timers back (borrowed by _run), however it ended
+        Kamado::return_request_timer();
+        alarm 0;
+        # what the script forked and left, once exited: reaped (init's
+        # part under CGI), here and at the next CGI request
+        Kamado::CGI::Process::Reaper::sweep();
+        # library files (not modules) are the script's business, not %INC's
+        delete @INC{@Kamado::CGI::InProcess::Require::INC_ADDED} if @Kamado::CGI::InProcess::Require::INC_ADDED;
+    }
+    ($closed, my @changed) = Kamado::CGI::InProcess::World::world_leave($keep->{cwd});
+    Kamado::CGI::InProcess::World::reopen_std($closed) if $closed;
+    # (only what the script changed: assigning %SIG is a sigaction each)
+    if (@changed) {
+        my %changed = @changed;
+        $SIG{$_} = $changed{$_} for keys %changed;
+    }
     my $compiled = $s->{code} ? 1 : 0;
     my $exited = $s->{exited} = delete $s->{exited_compiling};
     # (what the script wrote to STDERR, perl's errors and warnings among
@@ -166,59 +217,6 @@ sub _kept {
     $worker_usr2 = $SIG{USR2} unless ref $SIG{USR2} && $SIG{USR2} == \&_on_usr2;
     $SIG{USR2} = \&_on_usr2;
     return \%keep;
-}
-
-# Compiles the script if it is not yet and runs it, as it would run under
-# CGI: in its directory, with the CGI environment and its locale, STDIO
-# on the request's descriptors 0, 1 and 2, fresh special variables; and
-# puts the worker back as it was, whatever the script did.
-sub _within {
-    my ($s, $keep, $in, $env, $fixed, $timeout, $run) = @_;
-    # (descriptors, %ENV, the locale it asks for, cwd, $0, $/ $\ $, $" $;
-    # $! $? $@ and @INC, $^T, @ARGV and $_ (a script's while (<STDIN>)
-    # must not change the worker's); the worker's signals, umask and
-    # selected handle noted: in XS, one call each way; and the C
-    # library's zone when the run had a TZ, put back)
-    # (#! -l sets $\, -w $^W, for the compile and the run)
-    my $closed = Kamado::CGI::InProcess::World::world_enter(fileno $in, fileno $keep->{out}, fileno $keep->{err}, $env, $fixed, $s->{dir}, $s->{file},
-        $s->{line_ends}, $s->{warnings});
-    Kamado::CGI::InProcess::World::reopen_std($closed) if $closed;
-    {
-        local $Kamado::CGI::InProcess::Require::SCRIPT = $s;
-        local @Kamado::CGI::InProcess::Require::INC_ADDED = ();
-        local $Kamado::CGI::InProcess::Overrides::SCRIPT = $s;
-        local $Kamado::CGI::InProcess::Overrides::RUNNING = Kamado::current_pid();
-        no warnings 'once';
-        local $PersistentPerl::RUNNER = Kamado::CGI::InProcess::Persistent->runner($s->{kept});
-        # (the script's errors are caught inside; this is for the runner's)
-        eval {
-            # in the environment its mode compiles it in (compile_env)
-            if ($s->{code}) {}
-            elsif (my $compile_env = $s->{mode}->compile_env($fixed)) {
-                local %ENV = %$compile_env;
-                Kamado::CGI::InProcess::Compile::compile($s);
-            } else {
-                Kamado::CGI::InProcess::Compile::compile($s);
-            }
-            _run($s, $keep, $timeout) if $s->{code} && $run;
-            1;
-        } or Kamado::Log->error("$s->{file}: $@");
-        # a child the script forked, back here without exit
-        Kamado::CGI::InProcess::Overrides::child_exit(0)
-            if Kamado::current_pid() != $Kamado::CGI::InProcess::Overrides::RUNNING;
-        # the server's timers back (borrowed by _run), however it ended
-        Kamado::return_request_timer();
-        alarm 0;
-        # what the script forked and left, once exited: reaped (init's
-        # part under CGI), here and at the next CGI request
-        Kamado::CGI::Process::Reaper::sweep();
-        # library files (not modules) are the script's business, not %INC's
-        delete @INC{@Kamado::CGI::InProcess::Require::INC_ADDED} if @Kamado::CGI::InProcess::Require::INC_ADDED;
-    }
-    ($closed, my %changed) = Kamado::CGI::InProcess::World::world_leave($keep->{cwd});
-    Kamado::CGI::InProcess::World::reopen_std($closed) if $closed;
-    # (only what the script changed: assigning %SIG is a sigaction each)
-    $SIG{$_} = $changed{$_} for keys %changed;
 }
 
 # Whether the running script is inside an eval of its own (what $^S says
@@ -308,7 +306,7 @@ sub _run {
     }
     # (restore's XS, called straight: Kamado::CGI::InProcess::Snapshot)
     close *$_ for Kamado::CGI::InProcess::Snapshot::_restore($s->{snapshot});
-    File::Temp::cleanup() if Kamado::CGI::InProcess::World::temp_files();
+    File::Temp::cleanup() if defined &File::Temp::cleanup && Kamado::CGI::InProcess::World::temp_files();
     *{"main::$_"} = $main{$_} for keys %main;
 }
 
