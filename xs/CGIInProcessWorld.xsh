@@ -100,6 +100,38 @@ CODE:
     IoTOP_GV(io) = (GV *)SvRV(top_glob);
 }
 
+void
+fresh_seed(int fd)
+CODE:
+{
+    /* srand with four bytes of FD (/dev/urandom), as a new perl seeds
+     * itself: read 4096 at a time, kept for the runs to come; what was
+     * read is this process's (a forked worker reads its own). */
+    static unsigned char seeds[4096];
+    static size_t len, pos;
+    static pid_t owner;
+    static int from = -1;
+    U32 seed = 0;
+    if (!kd_pid)
+        kd_pid = getpid();
+    if (owner != kd_pid || from != fd) {
+        len = pos = 0;
+        owner = kd_pid;
+        from = fd;
+    }
+    if (len - pos < sizeof seed) {
+        ssize_t got = read(fd, seeds, sizeof seeds);
+        len = got > 0 ? (size_t)got : 0;
+        pos = 0;
+    }
+    if (len - pos >= sizeof seed) {
+        Copy(seeds + pos, &seed, 1, U32);
+        pos += sizeof seed;
+    }
+    (void)seedDrand01((Rand_seed_t)seed);
+    PL_srand_called = TRUE;
+}
+
 IV
 output_begin(int out_fd, int err_fd, IV max_err)
 CODE:

@@ -233,8 +233,7 @@ sub _script_in_eval {
 sub _run {
     my ($s, $keep, $timeout) = @_;
     # a seed of its own, as a new perl takes one
-    sysread $keep->{random}, $keep->{seeds}, 4096 unless length $keep->{seeds};
-    srand(unpack 'L', substr $keep->{seeds}, 0, 4, '');
+    Kamado::CGI::InProcess::World::fresh_seed(fileno $keep->{random});
     FindBin::again() if defined &FindBin::again;
     if (defined &CGI::initialize_globals) {
         CGI::initialize_globals();

@@ -24,13 +24,14 @@ use Kamado ();    # (the XS below)
 #       handler the run changed, for %SIG)
 #   signal_state() and changed_signals(STATE): the handlers, and which changed
 #   new_page(FORMAT, GLOB, TOP, GLOB): STDOUT's format page as a new process has it
+#   fresh_seed(FD): srand with four bytes of FD (the random file below)
 #   output_begin(OUT_FD, ERR_FD, MAX_ERR), read_from(FD, OFFSET),
 #   read_output(OUT_FD): the output and error files of a run
 #   flush_all(): every handle's buffer written
 
 # files() -> { out, err (the files that collect a run's output and
 # errors), null (/dev/null, for a request without a body), random
-# (/dev/urandom, for each run's srand), seeds (''), cwd (the worker's) }.
+# (/dev/urandom, for each run's srand: fresh_seed), cwd (the worker's) }.
 # Files, not pipes: a script's background child must close STDOUT as under
 # CGI, where the server waits for it otherwise.
 sub files {
@@ -42,7 +43,6 @@ sub files {
     open $files{err}, '+>', undef or die "Can't make a temporary file: $!\n";
     open $files{null}, '<', '/dev/null' or die "Can't open /dev/null: $!\n";
     open $files{random}, '<:raw', '/dev/urandom' or die "Can't open /dev/urandom: $!\n";
-    $files{seeds} = '';
     $files{cwd} = Cwd::getcwd();
     return \%files;
 }
