@@ -267,10 +267,17 @@ kd_inc_same(pTHX_ AV *inc, AV *was)
     if (!was || n != (SSize_t)av_count(was))
         return 0;
     for (j = 0; j < n; j++) {
-        SV **a = av_fetch(inc, j, 0), **b = av_fetch(was, j, 0);
+        /* (@INC's array read in place unless tied, as av_fetch would) */
+        SV **a = SvRMAGICAL(inc) ? av_fetch(inc, j, 0) : AvARRAY(inc) + j, **b = AvARRAY(was) + j;
         STRLEN la, lb;
         const char *pa, *pb;
-        if (!a || !b || SvROK(*a) != SvROK(*b))
+        if (a && *a && *b && SvPOK(*a) && !SvGMAGICAL(*a) && !SvROK(*a) && SvPOK(*b)) {
+            /* (the usual case, a plain string: compared without SvPV) */
+            if (SvCUR(*a) != SvCUR(*b) || memNE(SvPVX(*a), SvPVX(*b), SvCUR(*a)))
+                return 0;
+            continue;
+        }
+        if (!a || !*a || !*b || SvROK(*a) != SvROK(*b))
             return 0;
         if (SvROK(*a)) {
             if (SvRV(*a) != SvRV(*b))
