@@ -44,7 +44,7 @@ PPCODE:
 }
 
 int
-world_enter(int in_fd, int out_fd, int err_fd, HV *env, HV *fixed, char *dir, SV *script, SV *line_ends, int warnings = 0)
+world_enter(int in_fd, int out_fd, int err_fd, HV *env, HV *fixed, char *dir, SV *script, SV *line_ends, int warnings = 0, IV max_err = -1)
 CODE:
     /* Enters a run's world: descriptors 0-2 on IN_FD, OUT_FD, ERR_FD
      * (kd_stdio_enter), %ENV and the environment of the request ENV for
@@ -52,9 +52,10 @@ CODE:
      * DIR the working directory, $0 SCRIPT, the special variables and
      * @INC (kd_specials_enter, $\ LINE_ENDS), $^W WARNINGS, $^T, @ARGV and
      * $_ (kd_run_vars_enter); the worker's signal handlers,
-     * umask and selected handle noted, for world_leave. Returns the bits
-     * of the closed standard handles (kd_point_std). */
-    RETVAL = kd_world_enter(aTHX_ in_fd, out_fd, err_fd, env, fixed, dir, script, line_ends, warnings);
+     * umask and selected handle noted, for world_leave; with MAX_ERR,
+     * the output and error files made ready first, as output_begin.
+     * Returns the bits of the closed standard handles (kd_point_std). */
+    RETVAL = kd_world_enter(aTHX_ in_fd, out_fd, err_fd, env, fixed, dir, script, line_ends, warnings, max_err);
 OUTPUT:
     RETVAL
 
@@ -64,8 +65,9 @@ PPCODE:
     /* The worker's world back (%ENV, and the C library's zone when the
      * run had a TZ; descriptors, $0, the special variables and @INC, $^W
      * $^T @ARGV $_, the selected handle, CWD, umask); returns the bits of the standard handles the
-     * script closed, then (name, handler) for each signal handler the run
-     * changed, to be put back in %SIG (which only perl can do). */
+     * script closed, what the run wrote to the error file world_enter
+     * made ready (or undef), then (name, handler) for each signal handler
+     * the run changed, to be put back in %SIG (which only perl can do). */
     PUTBACK;
     kd_world_leave(aTHX_ cwd);
     SPAGAIN;

@@ -7,6 +7,10 @@
 
 #include "perliol.h"    /* the layers of STDIN, STDOUT and STDERR: kd_std_sync */
 
+/* (kd_cgi_io.c's, for the run's output and error files) */
+static IV kd_output_begin(int out_fd, int err_fd, IV max_err);
+static SV *kd_read_range(pTHX_ int fd, off_t offset, off_t end);
+
 /* kd_stdio_enter/kd_stdio_leave (world_enter, world_leave): descriptors 0, 1 and 2
  * of a run. dup2 keeps perl's STDIN, STDOUT and STDERR on their numbers,
  * so that system, exec, pipes and sysread see the run's files as a CGI
@@ -242,6 +246,8 @@ static struct {
     AV *argv;                     /* @ARGV */
     SV *defsv;                    /* $_ */
     int tz;                       /* whether the run's %ENV had a TZ */
+    int err_fd;                   /* the run's error file (-1: none made ready) */
+    IV err_start;                 /* where the run's errors start in it */
 } world;
 
 /* The special variables a run starts with as a new perl has them (with
@@ -413,10 +419,17 @@ kd_run_vars_leave(pTHX)
 
 static int
 kd_world_enter(pTHX_ int in_fd, int out_fd, int err_fd, HV *env, HV *fixed, const char *dir, SV *script, SV *line_ends,
-    int warnings)
+    int warnings, IV max_err)
 {
     int i, closed;
     SV *program = get_sv("0", GV_ADD);
+    /* the output and error files made ready first (kd_output_begin: it
+     * may croak, before anything is changed) */
+    world.err_fd = -1;
+    if (max_err >= 0) {
+        world.err_start = kd_output_begin(out_fd, err_fd, max_err);
+        world.err_fd = err_fd;
+    }
     /* the worker's, noted (kept as they are when a run died before its
      * world_leave: what is noted is still the worker's) */
     if (!world.active) {
@@ -478,8 +491,9 @@ kd_chdir_worker(const char *cwd)
 }
 
 /* Leaves the run's world; pushes on the stack the bits of the standard
- * handles the script closed, then (name, handler) for each signal whose
- * handler the run changed. */
+ * handles the script closed, what the run wrote to its error file (undef
+ * when world_enter made none ready), then (name, handler) for each
+ * signal whose handler the run changed. */
 static void
 kd_world_leave(pTHX_ const char *cwd)
 {
@@ -512,6 +526,10 @@ kd_world_leave(pTHX_ const char *cwd)
     kd_chdir_worker(cwd);
     (void)PerlLIO_umask(world.umask);
     mXPUSHi(closed);
+    if (world.err_fd >= 0)
+        mXPUSHs(kd_read_range(aTHX_ world.err_fd, (off_t)world.err_start, -1));
+    else
+        XPUSHs(&PL_sv_undef);
     for (i = 1; i < SIG_SIZE + 2; i++) {
         if (!kd_signal_same(aTHX_ world.signals[i], kd_signal_now(aTHX_ i))) {
             mXPUSHs(newSVpv(kd_signal_name(i), 0));

@@ -139,15 +139,15 @@ sub release {
 sub _compile_and_run {
     my ($s, $args, $keep, $in, $env, $run) = @_;
     my $file = $s->{file};
-    my $err_start = Kamado::CGI::InProcess::World::output_begin(fileno $keep->{out}, fileno $keep->{err}, MAX_KEPT);
     # (descriptors, %ENV, the locale it asks for, cwd, $0, $/ $\ $, $" $;
     # $! $? $@ and @INC, $^T, @ARGV and $_ (a script's while (<STDIN>)
     # must not change the worker's); the worker's signals, umask and
     # selected handle noted: in XS, one call each way; and the C
     # library's zone when the run had a TZ, put back)
-    # (#! -l sets $\, -w $^W, for the compile and the run)
-    my $closed = Kamado::CGI::InProcess::World::world_enter(fileno $in, fileno $keep->{out}, fileno $keep->{err}, $env, $args->{fixed}, $s->{dir}, $s->{file},
-        $s->{line_ends}, $s->{warnings});
+    # (#! -l sets $\, -w $^W, for the compile and the run; the output
+    # and error files made ready first, as output_begin)
+    my $closed = Kamado::CGI::InProcess::World::world_enter(fileno $in, fileno $keep->{out}, fileno $keep->{err}, $env, $args->{fixed},
+        $s->{dir}, $file, $s->{line_ends}, $s->{warnings}, MAX_KEPT);
     Kamado::CGI::InProcess::World::reopen_std($closed) if $closed;
     {
         local $Kamado::CGI::InProcess::Require::SCRIPT = $s;
@@ -181,7 +181,8 @@ sub _compile_and_run {
         # library files (not modules) are the script's business, not %INC's
         delete @INC{@Kamado::CGI::InProcess::Require::INC_ADDED} if @Kamado::CGI::InProcess::Require::INC_ADDED;
     }
-    ($closed, my @changed) = Kamado::CGI::InProcess::World::world_leave($keep->{cwd});
+    # (and what the run wrote to STDERR)
+    ($closed, my $errors, my @changed) = Kamado::CGI::InProcess::World::world_leave($keep->{cwd});
     Kamado::CGI::InProcess::World::reopen_std($closed) if $closed;
     # (only what the script changed: assigning %SIG is a sigaction each)
     if (@changed) {
@@ -192,7 +193,7 @@ sub _compile_and_run {
     my $exited = $s->{exited} = delete $s->{exited_compiling};
     # (what the script wrote to STDERR, perl's errors and warnings among
     # it: the server's STDERR gets it as it is)
-    if (length(my $errors = Kamado::CGI::InProcess::World::read_from(fileno $keep->{err}, $err_start))) {
+    if (length $errors) {
         # ("will not stay shared" of a file-scoped variable, through the
         # script's own __WARN__ handler: the wrapper's, not the script's;
         # Kamado::CGI::InProcess::Compile)

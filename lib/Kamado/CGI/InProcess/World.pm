@@ -18,10 +18,13 @@ use Kamado ();    # (the XS below)
 # opened once per worker, and the few things done in perl.
 #
 # In XS, in this package:
-#   world_enter(IN_FD, OUT_FD, ERR_FD, ENV, FIXED, DIR, SCRIPT, LINE_ENDS, WARNINGS)
-#       -> the bits of the standard handles that were closed
-#   world_leave(CWD) -> (those bits, then name => handler of each signal
-#       handler the run changed, for %SIG)
+#   world_enter(IN_FD, OUT_FD, ERR_FD, ENV, FIXED, DIR, SCRIPT, LINE_ENDS,
+#       WARNINGS, MAX_ERR) -> the bits of the standard handles that were
+#       closed (with MAX_ERR, the output and error files made ready first,
+#       as output_begin does)
+#   world_leave(CWD) -> (those bits, what the run wrote to its error file
+#       or undef, then name => handler of each signal handler the run
+#       changed, for %SIG)
 #   signal_state() and changed_signals(STATE): the handlers, and which changed
 #   new_page(FORMAT, GLOB, TOP, GLOB): STDOUT's format page as a new process has it
 #   fresh_seed(FD): srand with four bytes of FD (the random file below)
@@ -94,7 +97,7 @@ Kamado::CGI::InProcess::World - the worker's world put aside while a script runs
     my $files = Kamado::CGI::InProcess::World::files();
     my $closed = Kamado::CGI::InProcess::World::world_enter(fileno $in, fileno $files->{out}, fileno $files->{err}, $env, $fixed, $dir, $file, undef);
     ...
-    ($closed, my %changed) = Kamado::CGI::InProcess::World::world_leave($files->{cwd});
+    ($closed, my $errors, my %changed) = Kamado::CGI::InProcess::World::world_leave($files->{cwd});
     Kamado::CGI::InProcess::World::reopen_std($closed) if $closed;
 
 =cut
