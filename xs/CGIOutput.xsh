@@ -5,14 +5,15 @@ MODULE = Kamado    PACKAGE = Kamado::CGI::Output
 PROTOTYPES: DISABLE
 
 SV *
-_parse(SV *output)
+_parse(SV *output, int psgi = 0)
 CODE:
 {
     /* OUTPUT's head parsed (src/proto/kd_cgi_head.c), once it holds the empty
      * line that ends it; undef before. Returns { status, headers =>
      * [name, value...], rest }, or { error => why }, or { redirect =>
      * path } for a Location with a local path and no Status; a
-     * Last-Modified in RFC 1123 form. */
+     * Last-Modified in RFC 1123 form. With PSGI, a head that parsed
+     * gives the PSGI response [status, headers, [rest]] instead. */
     STRLEN len;
     const char *o = SvPV(output, len);
     kd_cgi_field some[32], *fields = some;
@@ -27,8 +28,9 @@ CODE:
         Newx(fields, h.nfields, kd_cgi_field);
         kd_cgi_output_parse(o, len, &h, fields, h.nfields);
     }
-    result = newHV();
-    RETVAL = newRV_noinc((SV *)result);
+    /* (no hash for a PSGI response: it is made below) */
+    result = psgi && h.error == KD_CGI_HEAD_OK && !h.redirect ? NULL : newHV();
+    RETVAL = result ? newRV_noinc((SV *)result) : NULL;
     if (h.error != KD_CGI_HEAD_OK) {
         SV *why = newSVpvf("malformed header from script. Bad %s: ", kd_cgi_head_error_what(h.error));
         sv_catpvn(why, o + h.bad_off, h.bad_len > 80 ? 80 : h.bad_len);
@@ -61,9 +63,19 @@ CODE:
             size_t n = kd_cgi_head_modified(&h, (long long)time(NULL), date);
             sv_setpvn(modified, date, n);
         }
-        (void)hv_stores(result, "status", newSViv(h.status));
-        (void)hv_stores(result, "headers", newRV_noinc((SV *)headers));
-        (void)hv_stores(result, "rest", newSVpvn(o + h.rest_off, len - h.rest_off));
+        if (result) {
+            (void)hv_stores(result, "status", newSViv(h.status));
+            (void)hv_stores(result, "headers", newRV_noinc((SV *)headers));
+            (void)hv_stores(result, "rest", newSVpvn(o + h.rest_off, len - h.rest_off));
+        } else {
+            AV *res = newAV(), *body = newAV();
+            av_extend(res, 2);
+            av_push(res, newSViv(h.status));
+            av_push(res, newRV_noinc((SV *)headers));
+            av_push(body, newSVpvn(o + h.rest_off, len - h.rest_off));
+            av_push(res, newRV_noinc((SV *)body));
+            RETVAL = newRV_noinc((SV *)res);
+        }
     }
     if (fields != some)
         Safefree(fields);

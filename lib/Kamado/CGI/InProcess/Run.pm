@@ -331,8 +331,10 @@ sub _response {
     my ($out, $args, $env) = @_;
     my $bytes = Kamado::CGI::InProcess::World::read_output(fileno $out);
     # (the whole output is here: parsed at once, a parser kept only for
-    # an nph- script's status line or a head that did not end)
-    my $head = $args->{script}{nph} ? undef : Kamado::CGI::Output::parse($bytes);
+    # an nph- script's status line or a head that did not end; a head
+    # that parsed is the PSGI response, made in XS)
+    my $head = $args->{script}{nph} ? undef : Kamado::CGI::Output::_parse($bytes, 1);
+    return $head if ref $head eq 'ARRAY';
     if (!$head) {
         my $parser = Kamado::CGI::Output->new(nph => $args->{script}{nph});
         $head = $parser->feed($bytes);
