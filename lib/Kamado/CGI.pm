@@ -209,7 +209,8 @@ sub _run {
         return error_response(500);
     }
     $env->{'kamado.cgi_mode'} = $entry->{args}{mode};
-    Kamado::DBI::begin_request() if $self->{dbi} && $INC{'Kamado/DBI.pm'};
+    # (its handles are DBI's: none before DBI is loaded)
+    Kamado::DBI::begin_request() if $self->{dbi} && $INC{'DBI.pm'} && $INC{'Kamado/DBI.pm'};
     # (auto mode's run-time net, around a run in the worker)
     my $net = $entry->{net} && Kamado::CGI::Auto::Net->before($entry);
     my $res = $entry->{mode}->response($entry->{args}, $env);
