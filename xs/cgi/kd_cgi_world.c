@@ -265,6 +265,16 @@ kd_special_gv(pTHX_ int i)
     return gvs[i];
 }
 
+/* $0 (its glob found once, as kd_special_gv's) */
+static SV *
+kd_program_sv(pTHX)
+{
+    static GV *gv;
+    if (!gv)
+        gv = gv_fetchpvs("0", GV_ADD | GV_NOTQUAL, SVt_PV);
+    return GvSVn(gv);
+}
+
 /* Whether @INC holds what WAS holds (the same strings, in order). */
 static int
 kd_inc_same(pTHX_ AV *inc, AV *was)
@@ -422,7 +432,7 @@ kd_world_enter(pTHX_ int in_fd, int out_fd, int err_fd, HV *env, HV *fixed, cons
     int warnings, IV max_err)
 {
     int i, closed;
-    SV *program = get_sv("0", GV_ADD);
+    SV *program = kd_program_sv(aTHX);
     /* the output and error files made ready first (kd_output_begin: it
      * may croak, before anything is changed) */
     world.err_fd = -1;
@@ -499,7 +509,7 @@ kd_world_leave(pTHX_ const char *cwd)
 {
     dSP;
     int i, closed;
-    SV *program = get_sv("0", GV_ADD);
+    SV *program = kd_program_sv(aTHX);
     if (!world.active)
         return;
     world.active = 0;

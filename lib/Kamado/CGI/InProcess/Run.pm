@@ -270,8 +270,11 @@ sub _run {
     # main:: is the script's own package while it runs (doc/CGI-HAZARDS.md B3):
     # what it spells main::x at compile time is its x, and a call of a
     # main:: sub by name at run time finds its sub
-    my %main = $s->{main_names}->@* ? (map { $_ => *{"main::$_"} } $s->{main_names}->@*) : ();
-    *{"main::$_"} = *{"$s->{package}::$_"} for keys %main;
+    my %main;
+    if ($s->{main_names}->@*) {
+        %main = map { $_ => *{"main::$_"} } $s->{main_names}->@*;
+        *{"main::$_"} = *{"$s->{package}::$_"} for keys %main;
+    }
     no warnings 'once';
     local *main::AUTOLOAD = $s->{autoload};
     # $^S is true in the worker (the server calls the app inside an eval),
@@ -307,7 +310,9 @@ sub _run {
     # (restore's XS, called straight: Kamado::CGI::InProcess::Snapshot)
     close *$_ for Kamado::CGI::InProcess::Snapshot::_restore($s->{snapshot});
     File::Temp::cleanup() if defined &File::Temp::cleanup && Kamado::CGI::InProcess::World::temp_files();
-    *{"main::$_"} = $main{$_} for keys %main;
+    if (%main) {
+        *{"main::$_"} = $main{$_} for keys %main;
+    }
 }
 
 # USR2, the soft deadline: the script's run is stopped with a die when
