@@ -155,7 +155,7 @@ sub _compile_and_run {
         local $Kamado::CGI::InProcess::Overrides::SCRIPT = $s;
         local $Kamado::CGI::InProcess::Overrides::RUNNING = Kamado::current_pid();
         no warnings 'once';
-        local $PersistentPerl::RUNNER = Kamado::CGI::InProcess::Persistent->runner($s->{kept});
+        local $PersistentPerl::RUNNER = $s->{runner};
         # (the script's errors are caught inside; this is for the runner's)
         eval {
             # in the environment its mode compiles it in (compile_env)

@@ -5,6 +5,7 @@ use warnings;
 
 use Symbol ();
 use Kamado::CGI::InProcess::Compile;
+use Kamado::CGI::InProcess::Persistent;
 use Kamado::CGI::InProcess::Require;
 use Kamado::CGI::LRU;
 use Kamado::CGI::Source;
@@ -63,6 +64,8 @@ sub get {
             source => $src, mode => $mode, kept => $mode->keeps_compiled ? 1 : 0, warnings => $switch{w} ? 1 : 0,
             line_ends => $switch{l} ? "\n" : undef
         };
+        # (the PersistentPerl runner of its runs, picked once)
+        $s->{runner} = Kamado::CGI::InProcess::Persistent->runner($s->{kept});
         # (the least recently used goes, if need be, before this one compiles)
         $compiled->max($MAX_COMPILED)->set($file, $s) if $s->{kept};
     }
