@@ -147,8 +147,7 @@ kd_fixed_part(pTHX_ HV *fixed, const char *name, I32 len, svtype type)
  * last one made is kept with what it was made from (KEEP: the list being
  * made is the kept one, not one made while it is busy), as most requests
  * of a worker have the same three. */
-static SV *
-kd_signature(pTHX_ SV *software, SV *host, SV *port, int keep)
+static SV *kd_signature(pTHX_ SV *software, SV *host, SV *port, int keep)
 {
     static SV *kept, *from;
     static STRLEN from_len[3];

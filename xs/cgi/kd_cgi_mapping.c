@@ -15,8 +15,7 @@ struct kd_stat_key {
  * changed or went, one stat each: for each, its device, inode, size and
  * mtime, or a mark that it is absent. Compared only with another key of
  * the same files. */
-static SV *
-kd_mode_key(pTHX_ AV *files)
+static SV *kd_mode_key(pTHX_ AV *files)
 {
     SSize_t i, n = av_count(files);
     SV *key = newSVpvs("");
@@ -39,25 +38,22 @@ kd_mode_key(pTHX_ AV *files)
     return key;
 }
 
-static SV *
-kd_hit_part(pTHX_ HV *hit, const char *name, I32 len)
+static SV *kd_hit_part(pTHX_ HV *hit, const char *name, I32 len)
 {
     SV **svp = hv_fetch(hit, name, len, 0);
     return svp ? *svp : NULL;
 }
 
-#define KD_HIT(hit, name) kd_hit_part(aTHX_ (hit), "" name "", sizeof(name) - 1)
+#define KD_HIT(hit, name) kd_hit_part(aTHX_(hit), "" name "", sizeof(name) - 1)
 
-static AV *
-kd_hit_list(pTHX_ SV *sv)
+static AV *kd_hit_list(pTHX_ SV *sv)
 {
     return sv && SvROK(sv) && SvTYPE(SvRV(sv)) == SVt_PVAV ? (AV *)SvRV(sv) : NULL;
 }
 
 /* Whether a directory on the way is still one (not a link) no one else
  * may write. */
-static int
-kd_dir_kept(pTHX_ SV *dir)
+static int kd_dir_kept(pTHX_ SV *dir)
 {
     struct stat st;
     return dir && lstat(SvPV_nolen(dir), &st) == 0 && S_ISDIR(st.st_mode) && !(st.st_mode & S_IWOTH);
@@ -70,8 +66,7 @@ kd_dir_kept(pTHX_ SV *dir)
  * and the directories on the way are still directories (not links) no
  * one else may write, the index files before the one chosen are still
  * not plain files, the .kamado-cgi files are unchanged. */
-static int
-kd_mapping_fresh(pTHX_ HV *hit, SV *root)
+static int kd_mapping_fresh(pTHX_ HV *hit, SV *root)
 {
     SV *file = KD_HIT(hit, "file"), *lstat_key = KD_HIT(hit, "lstat"), *mode_key = KD_HIT(hit, "mode_key");
     AV *dirs = kd_hit_list(aTHX_ KD_HIT(hit, "dirs")), *absent = kd_hit_list(aTHX_ KD_HIT(hit, "absent"));

@@ -148,10 +148,10 @@ kd_snapshot_restore(pTHX_ AV *vars, AV *opened)
  * SELF put back (kd_snapshot_restore), after a new scan of those whose
  * stash has another number of names than at the last scan ($self->_scan:
  * a variable the last run made); the globs to close pushed on OPENED. */
-static void
-kd_snapshot_restore_all(pTHX_ SV *self, AV *opened)
+static void kd_snapshot_restore_all(pTHX_ SV *self, AV *opened)
 {
-    SV **svp = SvROK(self) && SvTYPE(SvRV(self)) == SVt_PVHV ? hv_fetchs((HV *)SvRV(self), "packages", 0) : NULL;
+    SV **svp =
+        SvROK(self) && SvTYPE(SvRV(self)) == SVt_PVHV ? hv_fetchs((HV *)SvRV(self), "packages", 0) : NULL;
     HV *packages;
     AV *list;
     HE *he;
@@ -175,8 +175,8 @@ kd_snapshot_restore_all(pTHX_ SV *self, AV *opened)
         p = (HV *)SvRV(HeVAL(pe));
         stash = hv_fetchs(p, "stash", 0);
         names = hv_fetchs(p, "names", 0);
-        if (!stash || !SvROK(*stash) || SvTYPE(SvRV(*stash)) != SVt_PVHV || !names
-            || (IV)HvUSEDKEYS((HV *)SvRV(*stash)) != SvIV(*names)) {
+        if (!stash || !SvROK(*stash) || SvTYPE(SvRV(*stash)) != SVt_PVHV || !names ||
+            (IV)HvUSEDKEYS((HV *)SvRV(*stash)) != SvIV(*names)) {
             dSP;
             ENTER;
             SAVETMPS;
@@ -191,6 +191,6 @@ kd_snapshot_restore_all(pTHX_ SV *self, AV *opened)
         }
         vars = hv_fetchs(p, "vars", 0);
         if (vars && SvROK(*vars) && SvTYPE(SvRV(*vars)) == SVt_PVAV)
-            kd_snapshot_restore(aTHX_ (AV *)SvRV(*vars), opened);
+            kd_snapshot_restore(aTHX_(AV *) SvRV(*vars), opened);
     }
 }

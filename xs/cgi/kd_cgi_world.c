@@ -266,8 +266,7 @@ kd_special_gv(pTHX_ int i)
 }
 
 /* $0 (its glob found once, as kd_special_gv's) */
-static SV *
-kd_program_sv(pTHX)
+static SV *kd_program_sv(pTHX)
 {
     static GV *gv;
     if (!gv)
@@ -396,8 +395,7 @@ kd_signal_same(pTHX_ SV *was, SV *now)
  * $_` would do for the run, and undo: the worker's values put aside,
  * the run's fresh ones in their place (a new array, a new scalar), as a
  * new perl has them. */
-static void
-kd_run_vars_enter(pTHX_ int warnings)
+static void kd_run_vars_enter(pTHX_ int warnings)
 {
     world.dowarn = PL_dowarn;
     /* (as $^W's magic: not under -W or -X) */
@@ -411,8 +409,7 @@ kd_run_vars_enter(pTHX_ int warnings)
     GvSV(PL_defgv) = newSV(0);
 }
 
-static void
-kd_run_vars_leave(pTHX)
+static void kd_run_vars_leave(pTHX)
 {
     SV *sv = GvSV(PL_defgv);
     AV *av = GvAV(PL_argvgv);
@@ -427,9 +424,8 @@ kd_run_vars_leave(pTHX)
         PL_dowarn = (PL_dowarn & ~G_WARN_ON) | (world.dowarn & G_WARN_ON);
 }
 
-static int
-kd_world_enter(pTHX_ int in_fd, int out_fd, int err_fd, HV *env, HV *fixed, const char *dir, SV *script, SV *line_ends,
-    int warnings, IV max_err)
+static int kd_world_enter(pTHX_ int in_fd, int out_fd, int err_fd, HV *env, HV *fixed, const char *dir,
+                          SV *script, SV *line_ends, int warnings, IV max_err)
 {
     int i, closed;
     SV *program = kd_program_sv(aTHX);

@@ -93,7 +93,8 @@ sub respond {
     my $exited = delete $s->{exited};
     # (PersistentPerl's shutdown_next_time or shutdown_now: the worker
     # exits once this response is sent)
-    $env->{'psgix.harakiri.commit'} = 1 if $Kamado::CGI::InProcess::Persistent::exit && Kamado::CGI::InProcess::Persistent::exit_asked();
+    $env->{'psgix.harakiri.commit'} = 1
+        if $Kamado::CGI::InProcess::Persistent::exit && Kamado::CGI::InProcess::Persistent::exit_asked();
     return $compiled || $exited ? _response($keep->{out}, $args, $env) : error_response(500);
 }
 
@@ -146,8 +147,10 @@ sub _compile_and_run {
     # library's zone when the run had a TZ, put back)
     # (#! -l sets $\, -w $^W, for the compile and the run; the output
     # and error files made ready first, as output_begin)
-    my $closed = Kamado::CGI::InProcess::World::world_enter(fileno $in, fileno $keep->{out}, fileno $keep->{err}, $env, $args->{fixed},
-        $s->{dir}, $file, $s->{line_ends}, $s->{warnings}, MAX_KEPT);
+    my $closed = Kamado::CGI::InProcess::World::world_enter(
+        fileno $in, fileno $keep->{out}, fileno $keep->{err}, $env, $args->{fixed},
+        $s->{dir}, $file, $s->{line_ends}, $s->{warnings}, MAX_KEPT
+    );
     Kamado::CGI::InProcess::World::reopen_std($closed) if $closed;
     {
         local $Kamado::CGI::InProcess::Require::SCRIPT = $s;
@@ -198,7 +201,8 @@ sub _compile_and_run {
         # script's own __WARN__ handler: the wrapper's, not the script's;
         # Kamado::CGI::InProcess::Compile)
         if (my $shared = delete $s->{shared}) {
-            $errors =~ s/^.*\bVariable "(.+?)" will not stay shared at \Q$file\E line \d+\.\n/$shared->{$1} ? '' : $&/gme;
+            $errors =~
+                s/^.*\bVariable "(.+?)" will not stay shared at \Q$file\E line \d+\.\n/$shared->{$1} ? '' : $&/gme;
         }
         print STDERR $errors =~ /\n\z/ ? $errors : "$errors\n" if length $errors;
     }
