@@ -8,6 +8,12 @@
 #
 # /ai/stream streams (its query string is passed on); any other path is a
 # fast route that answers at once.
+#
+# It runs unchanged on other PSGI servers, as bench/ai-streams/run does:
+# on Feersum (psgi.nonblocking, EV), which has no kamado.on_close and
+# notices a client that left only when a write to it croaks; on a blocking
+# server (Starman, a blocking Kamado pool), where each answer holds its
+# worker until it ends.
 use strict;
 use warnings;
 use AnyEvent;
@@ -21,15 +27,16 @@ $AnyEvent::HTTP::MAX_PER_HOST = 10_000;
 sub {
     my ($env) = @_;
     return [200, ['Content-Type' => 'text/plain'], ["fast\n"]] if $env->{PATH_INFO} ne '/ai/stream';
-    die "ai-stream.psgi needs an async worker (kamado --async)\n" unless $env->{'psgi.nonblocking'};
     my $url = $UPSTREAM . (length($env->{QUERY_STRING} // '') ? "?$env->{QUERY_STRING}" : '');
     return sub {
         my ($responder) = @_;
         my ($writer, $call);
+        my $done = AE::cv;
         # the client left (before or after the first token): cancel the
         # upstream call by dropping its guard, which closes its connection
-        $env->{'kamado.on_close'}->(sub { undef $call });
-        $call = http_request GET => $url,
+        $env->{'kamado.on_close'}->(sub { undef $call }) if $env->{'kamado.on_close'};
+        $call = http_request(
+            GET       => $url,
             timeout   => 30,
             on_header => sub {
                 my ($headers) = @_;
@@ -42,16 +49,24 @@ sub {
             },
             on_body => sub {
                 my ($data) = @_;
-                return $writer->write($data);    # false (client gone): stop reading
+                # a client that left: on Kamado, on_close has cancelled
+                # the call; Feersum croaks here (stop reading). PSGI gives
+                # write no value: Starman's is false, client or not
+                return eval { $writer->write($data); 1 };
             },
             sub {
                 my (undef, $headers) = @_;
                 undef $call;
+                $done->send;
                 if ($writer) {
                     $writer->close;
                 } elsif ($headers->{Status} =~ /\A59/) {
                     $responder->([502, ['Content-Type' => 'text/plain'], ["upstream: $headers->{Reason}\n"]]);
                 }
-            };
+            }
+        );
+        # a blocking server takes its next request when this returns: run
+        # the loop until the answer has ended
+        $done->recv unless $env->{'psgi.nonblocking'};
     };
 };
