@@ -7,7 +7,9 @@
 # GET /v1/stream?tokens=N&interval=S: N tokens (default 200), S seconds
 # apart (default 0.05). A client that leaves mid-answer is logged, with
 # how many tokens it had: "upstream: cancelled after N tokens", so a proxy
-# in front of it can be checked to cancel its call.
+# in front of it can be checked to cancel its call; so is each answer's
+# start and end ("upstream: answering", "upstream: answered N tokens"), to
+# count the calls open at a time.
 use strict;
 use warnings;
 use AnyEvent;
@@ -23,6 +25,7 @@ sub {
         my ($responder) = @_;
         my $w = $responder->([200, ['Content-Type' => 'text/event-stream', 'Cache-Control' => 'no-cache']]);
         my ($sent, $timer) = (0);
+        print STDERR "upstream: answering\n";
         $w->on_close(sub {
             undef $timer;
             print STDERR "upstream: cancelled after $sent tokens\n";
@@ -31,6 +34,7 @@ sub {
             if ($sent >= $tokens) {
                 undef $timer;
                 $w->write("data: [DONE]\n\n");
+                print STDERR "upstream: answered $sent tokens\n";
                 return $w->close;
             }
             $w->write('data: ' . $WORDS[$sent % @WORDS] . "\n\n") and $sent++;
