@@ -2,7 +2,8 @@
 # under kamado --async: an answer relayed token by token, whole; a client
 # that leaves mid-answer has its upstream call cancelled within one second
 # (the upstream, itself a stream, logs when its client, the proxy, left);
-# the fast route answers meanwhile.
+# the fast route answers meanwhile. In a blocking worker it answers too,
+# one stream at a time.
 use strict;
 use warnings;
 use lib 't/lib';
@@ -35,8 +36,17 @@ my ($n) = $upstream->log =~ /cancelled after (\d+) tokens/;
 cmp_ok $cancelled - $left, '<', 1, sprintf 'within one second of the client leaving (%.3f s)', $cancelled - $left;
 cmp_ok $n, '<', 100, "after $n of 1000 tokens";
 
+# in a blocking worker (as on Starman): the answer holds the worker until
+# it ends, and comes whole
+my $blocking = start_server(app_file => 'examples/ai-stream.psgi', workers => 1);
+my $slow = read_response($blocking->send_get('/ai/stream?tokens=5&interval=0.02'), timeout => 20);
+is $slow->{status}, 200, 'in a blocking worker, the answer streams';
+my @slow = $slow->{body} =~ /^data: (.*)$/mg;
+is_deeply \@slow, [qw(the server keeps every stream), '[DONE]'], 'every token relayed, and the end';
+
+is $blocking->stop, 0, 'the blocking server stops';
 is $proxy->stop, 0, 'the proxy stops';
 is $upstream->stop, 0, 'the upstream stops';
-unlike $proxy->log . $upstream->log, qr/\[error\]/, 'no error logged';
+unlike $proxy->log . $upstream->log . $blocking->log, qr/\[error\]/, 'no error logged';
 
 done_testing;
