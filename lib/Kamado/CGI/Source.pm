@@ -96,6 +96,19 @@ sub split_marker {
     return ($src, undef, undef);
 }
 
+
+# (the worker's own and perl's: never a script's to change)
+my $NOT_FOREIGN = qr/\A(?:main|CORE|Kamado|Internals|UNIVERSAL)::/;
+
+# qualified_names(CODE) -> [the package-qualified variable names CODE
+# spells: $A::b, @A::b, %A::b, *A::b, ${A::b}, ${"A::b"}]; names that are
+# not variables among them (a sub called as *A::b) cost a copy, no harm.
+sub qualified_names {
+    my %names;
+    $names{$1} = 1 while $_[0] =~ /[\$\@%*](?:\{\s*["']?)?((?:[A-Za-z_]\w*)?(?:::\w+)+)/g;
+    return [grep { !/$NOT_FOREIGN/ && !/\A::/ && !/::\z/ } sort keys %names];
+}
+
 1;
 __END__
 

@@ -3,7 +3,10 @@ use 5.024;
 use strict;
 use warnings;
 
+use PPI ();
+use Text::Balanced ();
 use Kamado::Check::Hazard qw(hazard);
+use Kamado::Check::Scope;
 
 # The script's own hazards, from its compiled code (Kamado::Check::Probe:
 # the facts of its op tree, what compiling it did) and the few its text
@@ -126,12 +129,37 @@ sub hazards {
     return @h;
 }
 
+# an assignment to a package-qualified variable, not local ($A::b = 1, $A::b{x} .= ...)
+my $SETS_QUALIFIED =
+    qr/^.*?(?<!local )([\$\@%*](?:\w+::)+\w+)(?:\{[^}]*\}|\[[^\]]*\])?\s*(?:[-+*\/.|&^x]|\|\||&&|\/\/)?=[^=~>]/m;
+
 # What the script's text shows: the switches of its #! line, __DATA__.
 sub text_hazards {
     my ($class, $f, $c) = @_;
     my @h;
     if ($c->{switches} && (my @bad = grep { !/\A-[wl]+\z/ } $c->{switches}->@*)) {
         push @h, hazard(E10 => $f->{path}, 1, fork => "#! switches @bad: they cannot be turned on in a running perl");
+    }
+    # B13 while compiling: another package's variables set in a BEGIN
+    # block stay set for the worker's later scripts (each block read with PPI)
+    my @own = $f->{text} =~ /^\s*package\s+([\w:]+)\s*;/mg;
+    while ($f->{text} =~ /\bBEGIN\s*(?=\{)/g) {
+        my $at = pos $f->{text};
+        # (a copy: extract_bracketed takes what it returns out of its argument)
+        my $rest = substr $f->{text}, $at;
+        my $block = Text::Balanced::extract_bracketed($rest, '{}"\'') or next;
+        next unless $block =~ /::/;
+        my $line = (substr($f->{text}, 0, $at) =~ tr/\n//) + 1;
+        my $doc = PPI::Document->new(\"BEGIN $block", readonly => 1) or next;
+        push @h, Kamado::Check::Scope::foreign($doc, $f->{path}, \@own, line => $line);
+    }
+    # (at run time, put back after each run; with full, PPI's reading says where)
+    if (!$f->{doc} && $f->{text} =~ $SETS_QUALIFIED) {
+        my ($name, $line) = ($1, (substr($f->{text}, 0, $-[0]) =~ tr/\n//) + 1);
+        my $said = grep { $_->{id} eq 'B13' && $_->{line} == $line } @h;
+        my $own = $name =~ /\A.(?:main|Kamado)::/ || grep { $name =~ /\A.\Q$_\E::\w+\z/ } @own;
+        my $message = "sets $name, another package's variable: put back after each run";
+        push @h, hazard(B13 => $f->{path}, $line, registry => $message) unless $said || $own;
     }
     if (defined $f->{data} && !$f->{doc}) {
         push @h, hazard(D8 => $f->{path}, ($f->{text} =~ tr/\n//) + 1, registry => '__END__/__DATA__: DATA is read afresh in each run');

@@ -3,7 +3,7 @@ use 5.024;
 use strict;
 use warnings;
 
-use Kamado::Check::Hazard qw(hazard words symbols in_named_sub in_begin);
+use Kamado::Check::Hazard qw(hazard words symbols in_named_sub in_begin assigned is_local);
 
 # Scope, packages and compile-time effects (doc/CGI-HAZARDS.md B) that
 # the source shows; Kamado::Check::Compiled adds what compiling shows.
@@ -114,6 +114,7 @@ sub hazards {
         my $why = 'that prints while it loads: in-process it loads once, for the first request only';
         push @h, hazard(B5 => $p, $out[0]->line_number, fork => "a module of the tree (package $module) $why") if @out;
     }
+    push @h, foreign($doc, $p, [map { $_->namespace } @packages], module => !$f->{is_script} && @packages ? 1 : 0);
     return @h;
 }
 
@@ -126,6 +127,54 @@ sub in_anon_sub {
         return 1 if $prev && $prev->isa('PPI::Token::Word') && $prev->content eq 'sub';
     }
     return 0;
+}
+
+# B13: another package's variables set ($Data::Dumper::Indent = 1, push
+# @Foo::ISA, *Foo::x = ...). While a script runs, those its code and its
+# package-less libraries name are put back after the run
+# (Kamado::CGI::InProcess::Snapshot); set while compiling (BEGIN), or by a module of
+# the tree (loaded once, its code not looked at), they stay for every
+# later script of the worker: a process of its own. `local` is safe.
+#
+# foreign(DOC, PATH, [own packages], module => whether PATH is a module
+# of the tree, line => the line DOC starts at) -> the B13 hazards of DOC.
+sub foreign {
+    my ($doc, $path, $packages, %a) = @_;
+    my %own = map { ($_ => 1) } @$packages;
+    my $module = $a{module};
+    my $offset = ($a{line} // 1) - 1;
+    my @h;
+    for my $s (symbols($doc, qr/\A[\$\@%*](?:\w+::)+\w+\z/)) {
+        my ($package, $name) = $s->content =~ /\A.((?:\w+::)*\w+)::(\w+)\z/ or next;
+        next if $package eq 'main' || $own{$package} || $package =~ /\AKamado\b/;
+        next unless assigned($s) || _pushed($s);
+        next if is_local($s) || ($s->statement && ($s->statement->schild(0) // '') eq 'local');
+        my $begin = in_begin($s);
+        my $what = 'sets ' . $s->content;
+        my $line = $s->line_number + $offset;
+        if (!$begin && !$module) {
+            push @h,
+                hazard(B13 => $path, $line, registry => "$what, another package's variable: put back after each run");
+            next;
+        }
+        my $stays = 'it stays set for every later script of the worker';
+        my $why =
+            $begin
+            ? "$what while compiling: $stays (set it at run time)"
+            : "$what in a module loaded once per worker: $stays (use `local`)";
+        push @h, hazard(B13 => $path, $line, fork => $why);
+    }
+    return @h;
+}
+
+# Whether EL is the array a push, unshift or splice changes.
+sub _pushed {
+    my ($el) = @_;
+    my $prev = $el->sprevious_sibling;
+    # (push(@A::b, ...): the word before the list)
+    my $list = !$prev && $el->parent && $el->parent->isa('PPI::Statement::Expression') && $el->parent->parent;
+    $prev = $list->sprevious_sibling if $list && $list->isa('PPI::Structure::List');
+    return $prev && $prev->isa('PPI::Token::Word') && $prev->content =~ /\A(?:push|unshift|splice)\z/ ? 1 : 0;
 }
 
 1;

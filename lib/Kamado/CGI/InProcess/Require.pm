@@ -171,6 +171,8 @@ sub _run {
     my ($lib) = @_;
     return () unless $lib;
     share_lexicals($lib->{code}, $lib->{subs}->@*);
+    Kamado::CGI::InProcess::Snapshot::save_more($lib->{foreign})
+        if $lib->{foreign}->@* && $Kamado::CGI::InProcess::Snapshot::FOREIGN;
     my @result = eval { scalar $lib->{code}->() };
     return $@ ? () : @result;
 }
@@ -195,7 +197,10 @@ sub _compiled {
     my $cv = compile_source(as_sub($package, $sub, $path, $code));
     return undef if $@ || ref $cv ne 'CODE';
     $paths{$path}++ unless $lib;
-    $compiled{"$package\0$path"} = { code => $cv, key => $key, subs => [named_subs($cv, @packages)] };
+    $compiled{"$package\0$path"} = {
+        code => $cv, key => $key, subs => [named_subs($cv, @packages)],
+        foreign => Kamado::CGI::Source::qualified_names($code)
+    };
     return $compiled{"$package\0$path"};
 }
 

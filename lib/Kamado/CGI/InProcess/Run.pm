@@ -286,6 +286,11 @@ sub _run {
     # (fatalsToBrowser): it asks whether the script itself is in an eval
     no warnings 'redefine';
     local *CGI::Carp::ineval = \&_script_in_eval if defined &CGI::Carp::ineval;
+    # (another package's variables it names: put back after the run, B13)
+    my $names = $s->{source}{foreign} //= Kamado::CGI::Source::qualified_names($s->{source}{code});
+    my $own = @$names ? { map { $_ => 1 } Kamado::CGI::InProcess::Compile::own_packages($s) } : {};
+    my $foreign = Kamado::CGI::InProcess::Snapshot::save($names, $own);
+    local $Kamado::CGI::InProcess::Snapshot::FOREIGN = $foreign;
     my $ok;
     KAMADO_CGI_SCRIPT: {
         $ok = eval { $s->{code}->(); 1 };
@@ -313,6 +318,7 @@ sub _run {
     }
     # (restore's XS, called straight: Kamado::CGI::InProcess::Snapshot)
     close *$_ for Kamado::CGI::InProcess::Snapshot::_restore($s->{snapshot});
+    Kamado::CGI::InProcess::Snapshot::put_back($foreign) if $foreign->{vars}->@* || $foreign->{made}->@*;
     File::Temp::cleanup() if defined &File::Temp::cleanup && Kamado::CGI::InProcess::World::temp_files();
     if (%main) {
         *{"main::$_"} = $main{$_} for keys %main;

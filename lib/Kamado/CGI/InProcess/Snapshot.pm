@@ -67,6 +67,76 @@ sub _scan {
     $p->{names} = keys %$stash;
 }
 
+# Another package's variables that a script sets (`$Data::Dumper::Indent
+# = 1`, `push @Foo::ISA`, `*Foo::x = \&y`; doc/CGI-HAZARDS.md B13): under
+# CGI the change ends with the script's process, in-process it would stay
+# for every later script of the worker. The variables the script's code
+# (and the libraries compiled into its package, Kamado::CGI::InProcess::Require)
+# names with a package are saved before each run and put back after it:
+# their values, and what a glob assignment put in their slots. A name made
+# at run time (${"${p}::x"}) is not seen here (Kamado::CGI::Auto::Net).
+
+# The saved state of the running script: a library run during the run
+# adds its names to it (save_more). The names: Kamado::CGI::Source::qualified_names.
+our $FOREIGN;
+# save(NAMES, OWN) -> the values of NAMES (but for those in the packages
+# of OWN, the script's: Snapshot puts them back already), for put_back.
+sub save {
+    my ($names, $own) = @_;
+    my $saved = { vars => [], slots => [], made => [], seen => {}, own => $own };
+    save_more($names, $saved);
+    return $saved;
+}
+
+# save_more(NAMES): NAMES saved too, in the running script's saved state.
+sub save_more {
+    my ($names, $saved) = @_;
+    $saved //= $FOREIGN or return;
+    no strict 'refs';
+    for my $name (@$names) {
+        next if $saved->{seen}{$name}++;
+        next if $saved->{own}{ ($name =~ /\A(.*)::/)[0] };
+        if (!_exists($name)) { push $saved->{made}->@*, $name; next }
+        my $glob = \*{$name};
+        my @slots = map { *$glob{$_} } qw(SCALAR ARRAY HASH CODE);
+        push $saved->{slots}->@*, [$glob, @slots];
+        my @copies = (_copy(${ $slots[0] }), map { $_ ? _copy($_) : undef } @slots[1, 2]);
+        push $saved->{vars}->@*, [$glob, @copies, *$glob{IO} && defined fileno *$glob];
+    }
+}
+
+# put_back(SAVED): the values as they were before the run; a variable the
+# run made in another package is emptied.
+sub put_back {
+    my ($saved) = @_;
+    no strict 'refs';
+    no warnings 'redefine';
+    for my $s ($saved->{slots}->@*) {
+        my ($glob, @slots) = @$s;
+        for my $i (grep { defined $slots[$_] } 0 .. 3) {
+            *$glob = $slots[$i] if (*$glob{ (qw(SCALAR ARRAY HASH CODE))[$i] } // 0) != $slots[$i];
+        }
+    }
+    my @vars = $saved->{vars}->@*;
+    push @vars, map { [\*{$_}, undef, undef, undef, 1] } grep { _exists($_) } $saved->{made}->@*;
+    # (restore's XS, given the variables as one package's, its stash empty
+    # and unchanged: no scan)
+    close *$_ for _restore({ packages => { '' => { vars => \@vars, stash => {}, names => 0 } } });
+}
+
+# Whether the package variable NAME exists (looked up without making it).
+sub _exists {
+    my @parts = split /::/, $_[0];
+    my $last = pop @parts;
+    no strict 'refs';
+    my $stash = \%main::;
+    for my $part (@parts) {
+        my $entry = $stash->{"${part}::"} // return 0;
+        $stash = *{$entry}{HASH} // return 0;
+    }
+    return exists $stash->{$last} && ref \$stash->{$last} eq 'GLOB';
+}
+
 sub _copy {
     my ($v, $depth) = @_;
     my $type = ref $v or return $v;
