@@ -396,8 +396,8 @@ The script runs as under Apache's mod_cgi: a new perl per request, with
 the switches of its C<#!> line, in its own directory, with exactly the CGI
 meta-variables (L<Kamado::CGI::Env>) as its environment, the request body
 on STDIN, its output streamed to the client as it prints it, and what it
-writes to STDERR passed to the error log line by line, as it wrote it
-(see L</ERRORS>). This is
+writes to STDERR passed to the error log line by line, each line with
+the script's path and the request id before it (see L</ERRORS>). This is
 the reference the persistent modes are measured against.
 
 =item registry
@@ -590,9 +590,15 @@ frames the response itself (its own C<Date>, keep-alive).
 
 What a script writes to STDERR (C<warn>, C<die>, perl's compile errors
 and warnings) is the script's own: it reaches the server's STDERR, so
-the C<--error-log> file or the journal, as the script wrote it, one
-whole line at a time, in every mode, without Kamado's prefix (as a
-mod_perl script's C<warn> reaches Apache's error log). The server's own
+the C<--error-log> file or the journal, one whole line at a time, in
+every mode, each line with the script's path and the request id before
+it, as Apache puts the script's path on each (not Kamado's own prefix:
+no time or level, the line is the script's):
+
+    /srv/cgi-bin/board.cgi [6b0a45eaac218-26329-2]: Use of uninitialized value $name in concatenation (.) at /srv/cgi-bin/board.cgi line 12.
+
+A line written while the script is compiled before any request
+(C<--preload-cgi>, fork mode's zygote) has no request id. The server's own
 lines about a script (it could not be compiled, a malformed head, a
 C<--cgi-timeout>, a file refused) are L<Kamado::Log> lines naming the
 script, with the request id. Each run sees its request id as

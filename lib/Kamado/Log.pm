@@ -78,6 +78,20 @@ sub log {
     print STDERR join '', map { "$start\[$level] $role $pid$id: $_\n" } @lines;
 }
 
+# script_stderr(SCRIPT, ID, TEXT): what the CGI script SCRIPT wrote to
+# its STDERR, serving the request ID (undef: none, as when it is preloaded),
+# each line prefixed with the script's path and the request id, as Apache
+# prefixes a script's lines with its path: not Kamado's own line (no level),
+# but one that says whose it is. Written whole, in one print.
+sub script_stderr {
+    my ($class, $script, $id, $text) = @_;
+    return unless length $text;
+    $text .= "\n" unless $text =~ /\n\z/;
+    my $prefix = defined $id ? "$script [$id]: " : "$script: ";
+    $text =~ s/^/$prefix/mg;
+    print STDERR $text;
+}
+
 # $JOURNAL_STREAM names the device and inode of the stream systemd
 # connected to the journal: STDERR is the journal when it is that file.
 sub _stderr_is_journal {

@@ -143,14 +143,15 @@ for my $mode (qw(exec fork registry perlrun)) {
         is get("/cgi-bin/$script")->{status}, 500, "$script: 500";
         like $server->log, qr{\Q$root/$script\E: \Q$log\E}, "$script: the log says why, naming the script";
     }
-    like $server->log, qr{^broken at the start$}m, "a script's STDERR goes to the log, as it wrote it";
+    like $server->log, qr{^\Q$root\E/dies\.cgi \[[^\]]+\]: broken at the start$}m,
+        "a script's STDERR goes to the log, with its path and the request id";
     $r = get('/cgi-bin/nph-raw.cgi');
     is $r->{status}, 202, 'nph-: the status line of the script';
     is $r->{headers}{'x-nph'}, 'yes', 'and its headers';
     is $r->{body}, 'raw', 'and its body';
     is get('/cgi-bin/system.cgi')->{body}, "from a child\nafter\n", "system()'s output reaches the client (real fds)";
     get('/cgi-bin/warns.cgi');
-    like $server->log, qr{^something odd$}m, 'warn goes to the log, as the script wrote it';
+    like $server->log, qr{^\Q$root\E/warns\.cgi \[[^\]]+\]: something odd$}m, 'warn goes to the log, with its path';
 
     # streaming: the first line arrives while the script still runs; the
     # in-process modes collect the output and send it when the script ends

@@ -37,7 +37,8 @@ for my $mode (qw(registry perlrun)) {
     # the line of an error at the end of the script is the script's own
     put('brace.cgi', "print qq{Content-Type: text/plain\\n\\n};\nif (1) {\n");
     is get('brace.cgi')->{status}, 500, 'a missing brace: 500';
-    like $server->log, qr{^Missing right curly or square bracket at \Q$root/brace.cgi\E line 2,}m,
+    like $server->log,
+        qr{^\Q$root/brace.cgi\E \[[^\]]+\]: Missing right curly or square bracket at \Q$root/brace.cgi\E line 2,}m,
         "logged at the script's last line, as perl says it";
     # exit in a BEGIN block: under CGI it ends the process every time
     put('begin-exit.cgi', "BEGIN { print qq{Content-Type: text/plain\\n\\nearly exit \$ENV{QUERY_STRING}}; exit 0 }\n"

@@ -30,7 +30,9 @@ for my $mode (qw(exec fork registry perlrun)) {
             is $got && "$got->{status} $got->{body}", "$ref->{status} $ref->{body}", "$name: as plain CGI";
             # (the reason is perl's: what plain CGI logs)
             my ($why) = $want->{stderr} =~ /\A(Insecure [^\n]* while running with -T switch)/ or next;
-            like $server->log, qr/^\Q$why\E at \S*\Q$case->{script}\E line \d+/m, "$name: rejected as plain CGI: $why";
+            # (each line of its STDERR with its path and the request id)
+            like $server->log, qr/^\S*\Q$case->{script}\E \[[^\]]+\]: \Q$why\E at \S*\Q$case->{script}\E line \d+/m,
+                "$name: rejected as plain CGI: $why";
         }
     }
     is $server->stop, 0, "$mode: the server stops cleanly";

@@ -1,6 +1,7 @@
 # A CGI script sees its request's id as UNIQUE_ID (mod_unique_id's name),
 # in every mode: the id the server's own lines about that request carry.
-# What the script writes to STDERR reaches the log as it wrote it.
+# What the script writes to STDERR reaches the log, each line with the
+# script's path and that id before it.
 use strict;
 use warnings;
 use lib 't/lib';
@@ -33,12 +34,15 @@ for my $mode (qw(fork exec registry perlrun)) {
         is scalar(grep { !$seen{$_}++ } @ids), 10, 'all different';
         my ($worker) = grep { my $w = $_; grep { /-$w-/ } @ids } $server->workers;
         ok $worker, "with the pid of a worker";
-        wait_until { (() = $server->log =~ /^id\.cgi says /mg) == 10 } 'its STDERR reaches the log';
-        is_deeply [sort $server->log =~ /^id\.cgi says (\S+)$/mg], [sort @ids], 'as the script wrote it';
+        wait_until { (() = $server->log =~ /^\Q$root\E\/id\.cgi \[\S+\]: id\.cgi says /mg) == 10 }
+        'its STDERR reaches the log';
+        my %said = $server->log =~ /^\Q$root\E\/id\.cgi \[(\S+)\]: id\.cgi says (\S+)$/mg;
+        is_deeply [sort values %said], [sort @ids], 'as the script wrote it, after its path';
+        is scalar(grep { $said{$_} ne $_ } keys %said), 0, 'and the id of its request';
 
         is get_script($server, 'bad.cgi')->{status}, 500, 'a malformed head: 500';
         wait_until { $server->log =~ /malformed header/ } 'logged';
-        my ($said) = $server->log =~ /^bad\.cgi says (\S+)$/m;
+        my ($said) = $server->log =~ /^\Q$root\E\/bad\.cgi \[\S+\]: bad\.cgi says (\S+)$/m;
         my ($line) = grep { $_->{message} =~ /bad\.cgi: malformed header from script/ } log_lines($server->log);
         is $line && "$line->{level} $line->{role}", 'error worker', 'an error from the worker';
         ok $said && $line && $line->{id} eq $said, 'with the id the script saw';

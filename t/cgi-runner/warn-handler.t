@@ -24,7 +24,8 @@ for my $mode (qw(registry perlrun)) {
     for my $n (1, 2) {
         is get_script($server, "stamped.cgi?$mode$n")->{body}, "ok\n", "$mode: the script runs ($n)";
         wait_until { $server->log =~ /hello $mode$n/ } "$mode: its warning logged ($n)";
-        like $server->log, qr/^STAMPED: hello $mode$n$/m, "$mode: through its own __WARN__ handler ($n)";
+        like $server->log, qr/^\Q$root\E\/stamped\.cgi \[\S+\]: STAMPED: hello $mode$n$/m,
+            "$mode: through its own __WARN__ handler ($n)";
     }
     is get_script($server, 'carp.cgi')->{body}, "1\n", "$mode: a CGI::Carp script whose sub uses a file-scoped variable";
     is get_script($server, 'carp.cgi')->{body}, "1\n", "$mode: ... again";

@@ -195,7 +195,8 @@ sub _compile_and_run {
     my $compiled = $s->{code} ? 1 : 0;
     my $exited = $s->{exited} = delete $s->{exited_compiling};
     # (what the script wrote to STDERR, perl's errors and warnings among
-    # it: the server's STDERR gets it as it is)
+    # it: the server's STDERR gets it, each line with the script's path
+    # and the request id)
     if (length $errors) {
         # ("will not stay shared" of a file-scoped variable, through the
         # script's own __WARN__ handler: the wrapper's, not the script's;
@@ -204,7 +205,7 @@ sub _compile_and_run {
             $errors =~
                 s/^.*\bVariable "(.+?)" will not stay shared at \Q$file\E line \d+\.\n/$shared->{$1} ? '' : $&/gme;
         }
-        print STDERR $errors =~ /\n\z/ ? $errors : "$errors\n" if length $errors;
+        Kamado::Log->script_stderr($file, $env->{'kamado.request_id'}, $errors);
     }
     Kamado::Log->error("$file: ran for more than $args->{timeout} s (--cgi-timeout): stopped") if $timed_out;
     Kamado::Log->error("$file: could not be compiled (its errors are above)") unless $compiled || $exited;

@@ -17,8 +17,9 @@ use Kamado::Log;
 # share: the request body as the script's STDIN (a real descriptor),
 # STDOUT a pipe whose head is parsed (Kamado::CGI::Output) and whose body
 # is streamed to the client as the script prints it, STDERR a pipe whose
-# lines go to the server's STDERR as they are, a line at a time (so that
-# the lines of scripts running at once do not mix); the script stopped at
+# whole lines go to the server's STDERR as they come, each prefixed with
+# the script's path and the request id (Kamado::Log::script_stderr; the
+# lines of scripts running at once do not mix); the script stopped at
 # --cgi-timeout or when the client is gone.
 
 use constant READ_SIZE => 65536;
@@ -154,7 +155,8 @@ sub _relay {
         }
         if ($fh == $err) {
             $err_buf .= $buf;
-            print STDERR $1 while $err_buf =~ s/\A([^\n]*\n)//;
+            Kamado::Log->script_stderr($a{script}{filename}, $a{env}{'kamado.request_id'}, $1)
+                if $err_buf =~ s/\A(.*\n)//s;
             return;
         }
         return if $done;
@@ -219,7 +221,7 @@ sub _relay {
             $take->($fh, $n ? $buf : '');
         }
     }
-    print STDERR "$err_buf\n" if length $err_buf;
+    Kamado::Log->script_stderr($a{script}{filename}, $a{env}{'kamado.request_id'}, $err_buf);
     $stream->() if $held;
     $start->($parser->finish) if !$writer && !$done;
     $stream->() if $held;

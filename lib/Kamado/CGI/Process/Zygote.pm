@@ -36,6 +36,10 @@ sub import {
     }
     # (PersistentPerl's i_am_perperl: the script runs in Kamado)
     $PersistentPerl::KAMADO = 1;
+    # what the script writes to STDERR while it compiles (perl's errors and
+    # warnings, its BEGIN blocks' warn) goes to the server's log with its
+    # path, as the lines of its runs do (Kamado::Log::script_stderr)
+    tie *STDERR, 'Kamado::CGI::Process::Zygote::Stderr', $0 if defined $fd;
 }
 
 INIT { _serve() if defined $socket_fd }
@@ -54,7 +58,9 @@ my $quiet_exit;    # Kamado's XS is loaded
 END { _exit_if_quiet($?, $dbi && $INC{'Kamado/DBI.pm'} ? Kamado::DBI::quiet_destructors() : undef) if $child && $quiet_exit }
 
 sub _serve {
-    open my $sock, '+<&=', $socket_fd or die "Kamado::CGI::Process::Zygote: fd $socket_fd: $!\n";
+    untie *STDERR if tied *STDERR && ref tied *STDERR eq 'Kamado::CGI::Process::Zygote::Stderr';
+    open my $sock, '+<&=', $socket_fd or die "Kamado::CGI::Process::Zygote: fd $socket_fd: $!
+";
     # its XS (recv_with_fds, _exit_if_quiet), loaded once the script is
     # compiled: its compile sees no more than before
     _load_xs();
@@ -163,6 +169,37 @@ sub _reopen_data {
         *{"${pkg}::DATA"} = $fh;
     }
 }
+
+package Kamado::CGI::Process::Zygote::Stderr;
+
+# STDERR while the script compiles in the zygote: each line with the
+# script's path before it (perl's own warnings and errors come through a
+# tied STDERR too), written to the descriptor STDERR was.
+sub TIEHANDLE {
+    my ($class, $script) = @_;
+    open my $raw, '>&', \*STDERR or return undef;
+    return bless { raw => $raw, script => $script, buf => '' }, $class;
+}
+
+sub PRINT {
+    my $self = shift;
+    $self->{buf} .= join defined $, ? $, : '', @_;
+    $self->{buf} .= $\ if defined $\;
+    if ($self->{buf} =~ s/\A(.*\n)//s) {
+        (my $lines = $1) =~ s/^/$self->{script}: /mg;
+        syswrite $self->{raw}, $lines;
+    }
+    return 1;
+}
+sub PRINTF { my $self = shift; my $format = shift; $self->PRINT(sprintf $format, @_) }
+sub WRITE  { my ($self, $buf, $len, $offset) = @_; $self->PRINT(substr $buf, $offset // 0, $len); $len }
+sub FILENO { fileno $_[0]{raw} }
+sub BINMODE { 1 }
+sub CLOSE  { 1 }
+
+# (what is left without a newline, when the zygote unties it or dies compiling)
+sub UNTIE   { $_[0]->PRINT("\n") if length $_[0]{buf} }
+sub DESTROY { $_[0]->PRINT("\n") if length $_[0]{buf} }
 
 1;
 __END__
