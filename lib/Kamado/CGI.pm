@@ -55,7 +55,8 @@ sub new {
         mapper        => Kamado::CGI::Mapper->new(
             root => $real, scripts => $args{scripts} // 'all',
             extensions => $args{extensions} // [split /,/, Kamado::Options::default('cgi_ext')],
-            index => $args{index} // [qw(index.cgi index.pl index.html)]
+            index => $args{index} // [qw(index.cgi index.pl index.html)],
+            follow => $args{follow_links} // []
         ),
         static        => Kamado::CGI::Static->app,
         document_root => $args{document_root} // $real,
@@ -116,7 +117,7 @@ sub _map_request {
         push $res->[1]->@*, Location => $uri;
         return $res;
     }
-    Kamado::Log->error($r->{log}) if defined $r->{log};
+    Kamado::Log->log($r->{level} // 'error', $r->{log}) if defined $r->{log};
     return error_response($r->{status});
 }
 
@@ -305,7 +306,9 @@ nor the look of a program, unless its name has a script extension (an
 executable data file is never run as perl). A path with a segment starting with
 a dot (dotfiles, C<.> and C<..>, however encoded) is 403; an encoded
 slash (C<%2F>) is 404, as Apache's C<AllowEncodedSlashes Off>; a symbolic
-link leading out of the root is 403; what does not exist is 404.
+link leading out of the root is 403, with a warning naming the link and
+its target, unless it leads into a directory C<follow_links>
+(C<--cgi-follow-links>) names; what does not exist is 404.
 
 How a script runs follows its first line: C<#!> naming perl, or no C<#!>
 line, runs in the chosen mode; another interpreter (C<#!/bin/sh>) or a
@@ -327,7 +330,8 @@ The application for the scripts under DIR. OPTIONS: C<mode> (below;
 C<--cgi-mode>'s default), C<scripts> (C<all> or C<extension>),
 C<extensions> (a list), C<index> (the index files, in order),
 C<document_root>, C<pass_env> (C<NAME> or C<NAME=VALUE>, as C<--cgi-env>),
-C<timeout> (C<--cgi-timeout>), C<persistent_dbi> and C<dbi_ping_interval>.
+C<timeout> (C<--cgi-timeout>), C<persistent_dbi>, C<dbi_ping_interval>
+and C<follow_links> (the directories links may lead into, C<--cgi-follow-links>).
 Values not given are the defaults of L<kamado>'s options. Dies naming
 what is wrong with the root or the mode.
 

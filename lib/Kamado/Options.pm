@@ -18,6 +18,7 @@ use Socket ();
 # is bound, and script/kamado's POD shows it on the option's =item line as
 # "(MIN to MAX)". Maxima are what the C side holds (int counts, timeouts
 # that become int milliseconds for poll) and what a machine can run.
+#<<< (a table: one row a line, aligned by hand)
 our @TABLE = (
     ['listen|l',               '=s@', undef,  'address to listen on (repeatable)'],
     ['host|o',                 '=s',  undef,  'host for --port (plackup compatible)'],
@@ -68,6 +69,7 @@ our @TABLE = (
     ['worker-init',            '=s',  undef,  'MODULE (its worker_init method is called) or Perl code: run in each worker once forked, before it accepts (connect on init)'],
     ['cgi-bin',                '=s@', undef,  'DIR (at /cgi-bin) or /PREFIX=DIR: a directory of CGI scripts (repeatable)'],
     ['cgi-docroot',            '=s@', undef,  'DIR (at /) or /PREFIX=DIR: a document root with CGI scripts beside static files: names with a --cgi-ext extension run as CGI, other files are sent (repeatable)'],
+    ['cgi-follow-links',       '=s@', undef,  'DIR: a symbolic link in a CGI directory may lead into DIR and below (repeatable); other links out of the CGI directory are refused (403, logged)'],
     ['cgi-env',                '=s@', undef,  'NAME (passed from the server\'s environment) or NAME=VALUE: added to every CGI script\'s environment'],
     ['cgi-timeout',            '=f',  300,    'seconds a CGI script may go without output before it is stopped (504); in the registry and perlrun modes, the whole run', [0, 86400]],
     ['cgi-ext',                '=s',  'cgi,pl', 'comma list of the file extensions that are CGI scripts under --cgi-docroot (any case); under --cgi-bin, where every file is a script, those perl runs without a #! line'],
@@ -82,6 +84,7 @@ our @TABLE = (
     ['help|h',                 '',    undef,  'show the manual'],
     ['version|v',              '',    undef,  'show the version'],
 );
+#>>>
 
 # canonical name with dashes -> key with underscores
 sub key_of { my $name = (split /\|/, $_[0])[0]; $name =~ tr/-/_/; $name }

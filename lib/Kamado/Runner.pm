@@ -95,6 +95,9 @@ sub cgi_mounts {
     }
     die "kamado: --cgi-mode must be one of @Kamado::CGI::MODES, not '$opt->{cgi_mode}'\n"
         unless grep { $_ eq $opt->{cgi_mode} } @Kamado::CGI::MODES;
+    for my $dir (($opt->{cgi_follow_links} // [])->@*) {
+        die "kamado: --cgi-follow-links $dir: not a directory\n" unless -d $dir;
+    }
     my @ext = split /,/, $opt->{cgi_ext};
     die "kamado: --cgi-ext $opt->{cgi_ext}: a comma list of extensions without dots, such as cgi,pl\n"
         if !@ext || grep { !/\A[A-Za-z0-9_-]+\z/ } @ext;
@@ -110,7 +113,7 @@ sub with_cgi {
             root => $_->[1], scripts => $_->[2], mode => $opt->{cgi_mode},
             pass_env => $opt->{cgi_env}, timeout => $opt->{cgi_timeout},
             persistent_dbi => $opt->{persistent_dbi}, dbi_ping_interval => $opt->{dbi_ping_interval},
-            extensions => [split /,/, $opt->{cgi_ext}]
+            extensions => [split /,/, $opt->{cgi_ext}], follow_links => $opt->{cgi_follow_links}
         );
         [$_->[0], $cgi]
     } @$mounts;

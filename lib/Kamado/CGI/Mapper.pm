@@ -26,14 +26,18 @@ use Fcntl qw(S_ISDIR S_ISLNK S_ISREG);
 my $LEFTOVER = qr{(?:~|\.(?:bak|orig|rej|swp|swo|save|old|tmp|dist)|\.)\z|\A#.*#\z|,v\z}i;
 
 # new(root => DIR (absolute, no links), scripts => 'all' or 'extension',
-#     extensions => [cgi, pl], index => [names])
+#     extensions => [cgi, pl], index => [names], follow => [DIR...]: where
+#     else a link may lead, --cgi-follow-links)
 sub new {
     my ($class, %args) = @_;
     my $scripts = $args{scripts} // 'all';
     $scripts eq 'all' || $scripts eq 'extension' or die "Kamado::CGI::Mapper: scripts is 'all' or 'extension'\n";
     my %ext = map { (lc $_ => 1) } ($args{extensions} // [qw(cgi pl)])->@*;
-    return bless { root => $args{root}, all => $scripts eq 'all', ext => \%ext,
-        index => $args{index} // [qw(index.cgi index.pl index.html)] }, $class;
+    my @follow = map { Cwd::realpath($_) // $_ } ($args{follow} // [])->@*;
+    return bless {
+        root => $args{root}, all => $scripts eq 'all', ext => \%ext, follow => \@follow,
+        index => $args{index} // [qw(index.cgi index.pl index.html)]
+    }, $class;
 }
 
 # resolve(PATH_INFO) -> one hash, by its action:
@@ -43,7 +47,8 @@ sub new {
 #           before the one chosen)
 #   static: file, stat
 #   slash:  a directory named without its trailing slash (a 301 to it)
-#   deny:   status (403, 404, 500), log (why, for the error log; optional)
+#   deny:   status (403, 404, 500), log (why, for the error log; optional),
+#           level (the log line's: error or warn)
 sub resolve {
     my ($self, $path) = @_;
     $path //= '';
@@ -75,16 +80,21 @@ sub resolve {
         push @segments, $index;    # the index joins SCRIPT_NAME
         $info = '';
     }
-    # A link is followed only to a file inside the root (stricter than
-    # Apache's FollowSymLinks: a link cannot publish what is elsewhere),
-    # and what it points to is judged by its own name too.
-    my $target;
+    # A link is followed only to a file inside the root, or inside a
+    # directory the administrator named (--cgi-follow-links: Debian's
+    # backuppc links its index.cgi to /usr/lib/backuppc/cgi-bin): stricter
+    # than Apache's FollowSymLinks, a link cannot publish what is elsewhere;
+    # what it points to is judged by its own name too.
+    my ($target, $into);
     if ($symlink) {
         $target = Cwd::realpath($file) // return _deny(404);
-        # (said in the log: an administrator who laid out a site so, as
-        # Debian's backuppc does, needs to know why it is refused)
-        return _deny(403, "$file: a symbolic link to $target, outside $self->{root}: not followed")
-            unless index($target, "$self->{root}/") == 0;
+        if (index($target, "$self->{root}/") != 0) {
+            ($into) = grep { index($target, "$_/") == 0 } $self->{follow}->@*;
+            # (said in the log: an administrator who laid out a site so
+            # needs to know why it is refused, and how to allow it)
+            my $why = "$file: a symbolic link to $target, outside $self->{root}: not followed";
+            return _deny(403, "$why (--cgi-follow-links names where links may lead)", 'warn') unless defined $into;
+        }
     }
     my ($base) = $file =~ m{([^/]+)\z};
     my ($real) = defined $target ? $target =~ m{([^/]+)\z} : ($base);
@@ -98,8 +108,12 @@ sub resolve {
             unless $self->_script_name($base) || $self->_script_name($real) || _head($file) =~ /\A(?:#!|\x7fELF)/;
         my @dirs = map { join '/', $self->{root}, @segments[0 .. $_] } 0 .. $#segments - 1;
         # As suexec: what anyone may write, anyone may make run as the
-        # server's user.
-        for my $path ($self->{root}, @dirs, (defined $target ? $target =~ s{/[^/]+\z}{}r : ()), $file) {
+        # server's user (where a link leads, from the named directory down).
+        my @target_dirs = defined $target ? ($target =~ s{/[^/]+\z}{}r) : ();
+        while (defined $into && length $target_dirs[0] > length $into) {
+            unshift @target_dirs, $target_dirs[0] =~ s{/[^/]+\z}{}r;
+        }
+        for my $path ($self->{root}, @dirs, @target_dirs, $file) {
             my @st = stat $path or next;
             return _deny(500, "$file: not run: " . ($path eq $file ? 'it' : $path)
                 . ' is writable by anyone (as suexec, such a script is refused)') if $st[2] & 0002;
@@ -165,9 +179,10 @@ sub _walk {
     return ($file, '', $symlink, stat $file);
 }
 
+# (LEVEL: the log line's, error unless given)
 sub _deny {
-    my ($status, $log) = @_;
-    return { action => 'deny', status => $status, log => $log };
+    my ($status, $log, $level) = @_;
+    return { action => 'deny', status => $status, log => $log, level => $level };
 }
 
 1;
@@ -205,7 +220,8 @@ a trailing dot): 403.
 
 In both, a script that anyone may write, or that lies in a directory
 anyone may write (the root, a directory on the way, or the directory of
-the file a link leads to), is a 500 and a log line naming it, as suexec
+the file a link leads to, and for a link into one of C<follow> every
+directory from that one down), is a 500 and a log line naming it, as suexec
 refuses it. A script that is not executable is a 500 (Apache's exec fails;
 the answer carries a log line naming the file), and so is one that has
 neither a C<#!> line nor the look of a program unless its name (or the
@@ -213,8 +229,10 @@ name of the file a link leads to) has a script extension, in which case
 perl runs it (Apache's exec would fail; a data file made executable must
 not run as perl); a path segment starting
 with a dot is 403; a symbolic link is followed only to a file inside
-C<root> (else 403; stricter than Apache's C<FollowSymLinks>), and the
-name of the file it leads to is judged too; what does not exist is 404.
+C<root> or inside one of the directories C<follow> names
+(C<--cgi-follow-links>; else 403 and a warning naming the link and its
+target; stricter than Apache's C<FollowSymLinks>), and the name of the
+file it leads to is judged too; what does not exist is 404.
 
 =head1 METHODS
 
@@ -224,7 +242,8 @@ name of the file it leads to is judged too; what does not exist is 404.
 
 A hash with C<action>: C<script> (C<file>, C<path_info>, C<segments>,
 C<stat>, C<cacheable>, C<dirs>, C<absent>), C<static> (C<file>, C<stat>),
-C<slash>, or C<deny> (C<status>, and C<log> when it is worth logging).
+C<slash>, or C<deny> (C<status>, and C<log> when it is worth logging,
+with its C<level> when it is not C<error>).
 
 =back
 
