@@ -52,6 +52,16 @@ BEGIN { $Data::Dumper::Indent = 1; }
 print "Content-Type: text/plain\n\n", Dumper([1, [2]]);
 CGI
 
+# through a name made at run time: what auto mode sends to a process of its own too
+put_script($root, 'symbolic.cgi', <<'CGI');
+#!/usr/bin/perl
+use strict;
+use Data::Dumper;
+my $module = join '::', qw(Data Dumper);
+{ no strict 'refs'; ${"${module}::Indent"} = 1; }
+print "Content-Type: text/plain\n\n", Dumper([1, [2]]);
+CGI
+
 my $plain = parse_cgi_output(run_cgi(script => "$root/reader.cgi", method => 'GET')->{stdout});
 like $plain->{body}, qr/verbose=0/, 'plain CGI: the reader sees the modules\' defaults';
 
@@ -72,6 +82,10 @@ for my $mode (qw(registry perlrun auto)) {
         like $server->log, qr{begin\.cgi runs in fork mode: B13}, '... in fork mode, for B13';
         is get_script($server, 'reader.cgi')->{body}, $plain->{body},
             '... and the reader after it prints what plain CGI prints';
+        like get_script($server, 'symbolic.cgi')->{body}, qr/\A\$VAR1 = \[\n  1,/,
+            'auto: a script that sets it through a name made at run time runs with its setting';
+        like $server->log, qr{symbolic\.cgi runs in fork mode: B13}, '... in fork mode, for B13';
+        is get_script($server, 'reader.cgi')->{body}, $plain->{body}, '... and the reader after it is plain CGI\'s';
     }
     is $server->stop, 0, "$mode: stopped";
 }

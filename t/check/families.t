@@ -30,6 +30,7 @@ my @cases = (
     ['scope-foreign-begin'  => fork     => 'B13', 0],
     ['scope-foreign-module' => fork     => 'B13', 0],
     ['scope-foreign-set'    => registry => 'B13', 1],
+    ['scope-foreign-symbolic' => fork   => 'B13', 0],
     ['paths-chdir'          => registry => 'C1', 1],
     ['io-stream'            => fork     => 'D5', 0],
     ['io-warnings-to-browser' => fork   => 'E1', 0],

@@ -37,6 +37,7 @@ my %FACT = (
     flip_flop      =>
         [B8 => perlrun => 'a flip-flop `..` in a condition: its state carries from one request to the next'],
     dynamic_require => [B4 => fork => 'pulls in a file named at run time: the check cannot read it'],
+    symbolic_set    => [B13 => fork => 'sets %s, named at run time with a package in it: whose, the check cannot tell'],
     # neutralised
     fork       => [A5 => registry => '`fork`: the child\'s `exit` ends the child only'],
     chdir      => [C1 => registry => '`chdir`: each run starts in the script\'s directory'],
@@ -71,6 +72,7 @@ sub hazards {
         next if $needs eq 'registry' && ($c->{full} || $said{$kind}++);
         $message = "pulls in a file named at run time ($detail, line $line): the check cannot read it"
             if $kind eq 'dynamic_require';
+        $message = sprintf $message, $detail if $kind eq 'symbolic_set';
         push @h, hazard($id => $file, $line, $needs => $message);
     }
     if ($has{flush} && $has{sleep}) {

@@ -211,6 +211,7 @@ my %MAIN_ANYWAY = map { $_ => 1 } qw(ENV INC ARGV ARGVOUT SIG STDIN STDOUT STDER
 # The walk's state (B::walkoptree calls a method on each op, in C: a
 # tenth of the cost of walking the tree in perl).
 our ($W_R, $W_FILE, $W_PACKAGE, $W_TOP, $W_PAD, $W_NAMES, $W_AT, $W_LINE, $W_LITERAL, $W_LATER, $W_ANON, $W_STASH);
+our $W_CV;    # (the sub being walked: multiconcat's constants are read through it)
 
 # The ops of the script's code (CV, and the anonymous subs in it): facts
 # [kind, file, line, detail] for Kamado::Check::Compiled, and the names
@@ -224,6 +225,7 @@ sub _walk {
     while (my $next = shift @cvs) {
         my ($c, $is_top) = @$next;
         local $W_TOP = $is_top;
+        local $W_CV = $c;
         local $W_PAD = ($c->PADLIST->ARRAY)[1];
         local ($W_NAMES) = $c->PADLIST->ARRAY;
         local ($W_AT, $W_LINE, $W_STASH) = ('', 0, '');
@@ -294,6 +296,25 @@ sub _kids {
     return @kids;
 }
 
+# The constant text of a name OP makes at run time ("...::x", the
+# variable parts as ...) when it has a package separator in it; else undef.
+sub _made_name {
+    my ($op) = @_;
+    # (${ "..." } is a block: its last statement makes the name)
+    while ($op->name =~ /\A(?:stringify|scope|leave|lineseq|null)\z/) {
+        my @kids = _kids($op) or return undef;
+        $op = $kids[-1];
+    }
+    if ($op->name eq 'multiconcat') {
+        my ($n, $text) = eval { $op->aux_list($W_CV) };
+        return defined $text && $text =~ /::/ ? "...$text" : undef;
+    }
+    return undef unless $op->name eq 'concat';
+    my @text = map { $_->name eq 'const' ? _sv($_) // '...' : '...' } _kids($op);
+    my $text = join '', @text;
+    return $text =~ /::/ ? $text : undef;
+}
+
 sub B::OP::kamado_check_probe {
     my ($op) = @_;
     my $name = $op->name;
@@ -303,6 +324,16 @@ sub B::OP::kamado_check_probe {
     }
     if (my $fact = $OP_FACT{$name}) { _fact($fact); return }
     if ($name eq 'caller') { _fact('caller_top') if $W_TOP; return }
+    # a variable set through a name made at run time with a package in
+    # it (${"${p}::x"} = 1): whose it is, the check cannot tell (B13)
+    if ($name =~ /\Arv2[sahg]v\z/
+        && ($op->flags & B::OPf_MOD())
+        && !($op->private & B::OPpLVAL_INTRO())
+        && ($op->flags & B::OPf_KIDS())
+        && (my $made = _made_name($op->first)))
+    {
+        _fact('symbolic_set', { rv2sv => '$', rv2av => '@', rv2hv => '%', rv2gv => '*' }->{$name} . "{\"$made\"}");
+    }
     if ($name eq 'gv' || $name eq 'gvsv' || $name eq 'rv2hv') {
         my $g = $name eq 'rv2hv' ? undef : _gv($op) or return;
         my $n = $g->NAME;

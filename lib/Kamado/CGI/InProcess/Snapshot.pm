@@ -100,7 +100,8 @@ sub save_more {
         my $glob = \*{$name};
         my @slots = map { *$glob{$_} } qw(SCALAR ARRAY HASH CODE);
         push $saved->{slots}->@*, [$glob, @slots];
-        my @copies = (_copy(${ $slots[0] }), map { $_ ? _copy($_) : undef } @slots[1, 2]);
+        # (a tied array or hash, %Config::Config, is not put back: not copied)
+        my @copies = (_copy(${ $slots[0] }), map { $_ && !_tied($_) ? _copy($_) : undef } @slots[1, 2]);
         push $saved->{vars}->@*, [$glob, @copies, *$glob{IO} && defined fileno *$glob];
     }
 }
@@ -123,6 +124,8 @@ sub put_back {
     # and unchanged: no scan)
     close *$_ for _restore({ packages => { '' => { vars => \@vars, stash => {}, names => 0 } } });
 }
+
+sub _tied { ref $_[0] eq 'ARRAY' ? tied @{ $_[0] } : tied %{ $_[0] } }
 
 # Whether the package variable NAME exists (looked up without making it).
 sub _exists {
