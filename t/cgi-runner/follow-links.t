@@ -10,7 +10,8 @@ use warnings;
 use lib 't/lib';
 use Test::More;
 use File::Temp ();
-use Kamado::Test qw(start_server raw_request eventually);
+use Kamado::Test qw(start_server raw_request read_response eventually);
+use Kamado::Test::Plackup qw(start_plackup free_port);
 use Kamado::Test::HTTP qw(parse_response);
 use Kamado::Test::CGI qw(put_script);
 use Kamado::Test::CLI qw(run_kamado);
@@ -77,6 +78,18 @@ is $get->('/backuppc/deep.cgi')->{body}, "deep\n", 'a script deeper in the named
 chmod 0777, "$lib/deep" or die;
 is $get->('/backuppc/deep.cgi')->{status}, 500, '... refused when a directory between is writable by anyone';
 chmod 0755, "$lib/deep" or die;
+is $server->stop, 0, 'stopped';
+
+# plackup -s Kamado takes the option too
+my $port = free_port();
+$server = start_plackup(
+    port => $port,
+    args => ['--port', $port, '-E', 'deployment', '--cgi-bin', "/backuppc=$cgi", '--cgi-follow-links', $lib],
+    app  => 'sub { [200, ["Content-Type" => "text/plain"], ["app"]] }'
+);
+my $res = read_response($server->send_get('/backuppc/index.cgi'));
+is $res && $res->{body}, "BackupPC at /backuppc/index.cgi\n",
+    'plackup -s Kamado --cgi-follow-links: the link is followed';
 is $server->stop, 0, 'stopped';
 
 my $bad = run_kamado('--cgi-bin', $cgi, '--cgi-follow-links', "$base/nowhere");
