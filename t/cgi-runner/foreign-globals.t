@@ -43,6 +43,16 @@ print 'wrap=', Text::Wrap::wrap('', '', 'a b'), "\n";
 print 'made=', scalar(@Made::Here::list), "\n";
 CGI
 
+# set by a package-less library the script requires (the script names none)
+put_script($root, 'setlib.pl', "\$Data::Dumper::Indent = 1;\n\$Carp::Verbose = 1;\n1;\n");
+put_script($root, 'lib-setter.cgi', <<'CGI');
+#!/usr/bin/perl
+use strict;
+use Data::Dumper;
+require './setlib.pl';
+print "Content-Type: text/plain\n\n", Dumper([1, [2]]);
+CGI
+
 # set while compiling: what auto mode sends to a process of its own
 put_script($root, 'begin.cgi', <<'CGI');
 #!/usr/bin/perl
@@ -75,6 +85,9 @@ for my $mode (qw(registry perlrun auto)) {
     like get_script($server, 'setter.cgi')->{body}, qr/\A\$VAR1 = \[\n  1,/,
         "$mode: the setter's second run, with its settings again";
     is get_script($server, 'reader.cgi')->{body}, $plain->{body}, "$mode: ... and the reader after it";
+    like get_script($server, 'lib-setter.cgi')->{body}, qr/\A\$VAR1 = \[\n  1,/,
+        "$mode: a script whose library sets them runs with its settings";
+    is get_script($server, 'reader.cgi')->{body}, $plain->{body}, "$mode: ... and the reader after it is plain CGI's";
 
     if ($mode eq 'auto') {
         like get_script($server, 'begin.cgi')->{body}, qr/\A\$VAR1 = \[\n  1,/,

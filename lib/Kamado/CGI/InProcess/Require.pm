@@ -171,8 +171,8 @@ sub _run {
     my ($lib) = @_;
     return () unless $lib;
     share_lexicals($lib->{code}, $lib->{subs}->@*);
-    Kamado::CGI::InProcess::Snapshot::save_more($lib->{foreign})
-        if $lib->{foreign}->@* && $Kamado::CGI::InProcess::Snapshot::FOREIGN;
+    Kamado::CGI::InProcess::Snapshot::save_more($lib->{foreign}, $SCRIPT->{packages})
+        if $lib->{foreign}->@* && defined $Kamado::CGI::InProcess::Snapshot::FOREIGN;
     my @result = eval { scalar $lib->{code}->() };
     return $@ ? () : @result;
 }

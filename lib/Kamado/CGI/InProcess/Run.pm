@@ -287,11 +287,11 @@ sub _run {
     # (fatalsToBrowser): it asks whether the script itself is in an eval
     no warnings 'redefine';
     local *CGI::Carp::ineval = \&_script_in_eval if defined &CGI::Carp::ineval;
-    # (another package's variables it names: put back after the run, B13)
+    # another package's variables it names: put back after the run (B13;
+    # 0 when it names none: a library it runs may still, save_more)
     my $names = $s->{source}{foreign} //= Kamado::CGI::Source::qualified_names($s->{source}{code});
-    my $own = @$names ? { map { $_ => 1 } Kamado::CGI::InProcess::Compile::own_packages($s) } : {};
-    my $foreign = Kamado::CGI::InProcess::Snapshot::save($names, $own);
-    local $Kamado::CGI::InProcess::Snapshot::FOREIGN = $foreign;
+    my $own = @$names ? { map { $_ => 1 } Kamado::CGI::InProcess::Compile::own_packages($s) } : undef;
+    local $Kamado::CGI::InProcess::Snapshot::FOREIGN = $own ? Kamado::CGI::InProcess::Snapshot::save($names, $own) : 0;
     my $ok;
     KAMADO_CGI_SCRIPT: {
         $ok = eval { $s->{code}->(); 1 };
@@ -319,7 +319,8 @@ sub _run {
     }
     # (restore's XS, called straight: Kamado::CGI::InProcess::Snapshot)
     close *$_ for Kamado::CGI::InProcess::Snapshot::_restore($s->{snapshot});
-    Kamado::CGI::InProcess::Snapshot::put_back($foreign) if $foreign->{vars}->@* || $foreign->{made}->@*;
+    Kamado::CGI::InProcess::Snapshot::put_back($Kamado::CGI::InProcess::Snapshot::FOREIGN)
+        if $Kamado::CGI::InProcess::Snapshot::FOREIGN;
     File::Temp::cleanup() if defined &File::Temp::cleanup && Kamado::CGI::InProcess::World::temp_files();
     if (%main) {
         *{"main::$_"} = $main{$_} for keys %main;

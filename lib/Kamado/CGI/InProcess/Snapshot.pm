@@ -74,34 +74,47 @@ sub _scan {
 # (and the libraries compiled into its package, Kamado::CGI::InProcess::Require)
 # names with a package are saved before each run and put back after it:
 # their values, and what a glob assignment put in their slots. A name made
-# at run time (${"${p}::x"}) is not seen here (Kamado::CGI::Auto::Net).
+# at run time (${"${p}::x"}) is not seen here (kamado check sends such a
+# script to fork mode: Kamado::Check::Probe).
 
-# The saved state of the running script: a library run during the run
-# adds its names to it (save_more). The names: Kamado::CGI::Source::qualified_names.
+# The saved state of the running script (0 while it has none, undef
+# outside a run): a library run during the run adds its names to it
+# (save_more). The names: Kamado::CGI::Source::qualified_names.
 our $FOREIGN;
+
 # save(NAMES, OWN) -> the values of NAMES (but for those in the packages
 # of OWN, the script's: Snapshot puts them back already), for put_back.
 sub save {
     my ($names, $own) = @_;
     my $saved = { vars => [], slots => [], made => [], seen => {}, own => $own };
-    save_more($names, $saved);
+    _save($names, $saved);
     return $saved;
 }
 
-# save_more(NAMES): NAMES saved too, in the running script's saved state.
+# save_more(NAMES, OWN): NAMES saved too, in the running script's saved
+# state (made, with OWN, if it has none yet).
 sub save_more {
+    my ($names, $own) = @_;
+    return unless defined $FOREIGN;
+    _save($names, $FOREIGN ||= save([], $own));
+}
+
+my %glob;    # name -> its glob, once it exists (a glob, once made, stays)
+
+sub _save {
     my ($names, $saved) = @_;
-    $saved //= $FOREIGN or return;
     no strict 'refs';
     for my $name (@$names) {
         next if $saved->{seen}{$name}++;
-        next if $saved->{own}{ ($name =~ /\A(.*)::/)[0] };
-        if (!_exists($name)) { push $saved->{made}->@*, $name; next }
-        my $glob = \*{$name};
-        my @slots = map { *$glob{$_} } qw(SCALAR ARRAY HASH CODE);
+        my $glob = $glob{$name} // (_exists($name) ? ($glob{$name} = \*{$name}) : undef);
+        if (!$glob) { push $saved->{made}->@*, $name; next }
+        next if $saved->{own}{ *{$glob}{PACKAGE} };
+        my @slots = (*$glob{SCALAR}, *$glob{ARRAY}, *$glob{HASH}, *$glob{CODE});
         push $saved->{slots}->@*, [$glob, @slots];
         # (a tied array or hash, %Config::Config, is not put back: not copied)
-        my @copies = (_copy(${ $slots[0] }), map { $_ && !_tied($_) ? _copy($_) : undef } @slots[1, 2]);
+        my $scalar = ${ $slots[0] };
+        my @copies = (ref $scalar ? _copy($scalar) : $scalar);
+        push @copies, map { $_ && !_tied($_) ? _copy($_) : undef } @slots[1, 2];
         push $saved->{vars}->@*, [$glob, @copies, *$glob{IO} && defined fileno *$glob];
     }
 }
@@ -113,10 +126,11 @@ sub put_back {
     no strict 'refs';
     no warnings 'redefine';
     for my $s ($saved->{slots}->@*) {
-        my ($glob, @slots) = @$s;
-        for my $i (grep { defined $slots[$_] } 0 .. 3) {
-            *$glob = $slots[$i] if (*$glob{ (qw(SCALAR ARRAY HASH CODE))[$i] } // 0) != $slots[$i];
-        }
+        my ($glob, $sv, $av, $hv, $cv) = @$s;
+        *$glob = $sv if *$glob{SCALAR} != $sv;
+        *$glob = $av if $av && (*$glob{ARRAY} // 0) != $av;
+        *$glob = $hv if $hv && (*$glob{HASH} // 0) != $hv;
+        *$glob = $cv if $cv && (*$glob{CODE} // 0) != $cv;
     }
     my @vars = $saved->{vars}->@*;
     push @vars, map { [\*{$_}, undef, undef, undef, 1] } grep { _exists($_) } $saved->{made}->@*;
