@@ -123,6 +123,7 @@ static HV *env_reset(pTHX_ kd_xs *x)
     STRLEN i, max;
     int ngone = 0, overflow = 0;
     UV tkeys = 0;
+    x->nemptied = 0;
 
     if (!env || SvREFCNT(env) != 1 || SvMAGICAL(env) || SvOBJECT(env) || SvREADONLY(env) ||
         !HvSHAREKEYS(env) ||
@@ -153,10 +154,15 @@ static HV *env_reset(pTHX_ kd_xs *x)
                         SvUTF8(v) == SvUTF8(t) && memEQ(SvPVX(v), SvPVX(t), SvCUR(v)))
                     continue;
                 sv_setsv(v, t);
-            } else if (SvROK(v)) {
-                sv_setsv(v, &PL_sv_undef);   /* lets go of the referent now */
             } else {
-                SvOK_off(v);                 /* keeps the buffer for the next value */
+                if (SvROK(v))
+                    sv_setsv(v, &PL_sv_undef); /* lets go of the referent now */
+                else
+                    SvOK_off(v); /* keeps the buffer for the next value */
+                if (x->nemptied >= 0 && x->nemptied < KD_TKEYS)
+                    x->emptied[x->nemptied++] = he;
+                else
+                    x->nemptied = -1;
             }
         }
     }
@@ -178,27 +184,49 @@ static HV *env_reset(pTHX_ kd_xs *x)
     return env;
 }
 
+/* Deletes he from env, by its own key and hash (no key SV made for it) */
+static void delete_entry(pTHX_ HV *env, HE *he)
+{
+    if (HeKLEN(he) == HEf_SVKEY)
+        (void)hv_delete_ent(env, HeKEY_sv(he), G_DISCARD, HeHASH(he));
+    else
+        (void)hv_common(env, NULL, HeKEY(he), (STRLEN)HeKLEN(he), HeKFLAGS(he), HV_DELETE | G_DISCARD, NULL,
+                        HeHASH(he));
+}
+
 /* Removes what env_reset emptied and the request did not set again: no
- * value a request sets is undef, and template values are never emptied. */
-static void drop_stale(pTHX_ HV *env)
+ * value a request sets is undef, and template values are never emptied.
+ * The entries env_reset noted are still env's (only a delete frees an
+ * entry, and nothing deletes from env between the two), so only they are
+ * looked at, unless there were more than it notes. */
+static void drop_stale(pTHX_ kd_xs *x, HV *env)
 {
     HE **array = HvARRAY(env), *gone[KD_TKEYS];
     STRLEN i, max = HvMAX(env);
     int ngone = 0, more = 0;
-    for (i = 0; i <= max; i++) {
-        HE *he;
-        for (he = array[i]; he; he = HeNEXT(he))
-            if (!SvOK(HeVAL(he))) {
-                if (ngone < KD_TKEYS)
-                    gone[ngone++] = he;
-                else
-                    more = 1;
-            }
+    if (x->nemptied >= 0) {
+        for (i = 0; i < (STRLEN)x->nemptied; i++)
+            if (!SvOK(HeVAL(x->emptied[i])))
+                gone[ngone++] = x->emptied[i];
+    } else {
+        for (i = 0; i <= max; i++) {
+            HE *he;
+            for (he = array[i]; he; he = HeNEXT(he))
+                if (!SvOK(HeVAL(he))) {
+                    if (ngone < KD_TKEYS)
+                        gone[ngone++] = he;
+                    else
+                        more = 1;
+                }
+        }
     }
+    x->nemptied = 0;
     for (i = 0; i < (STRLEN)ngone; i++)
-        (void)hv_delete_ent(env, HeSVKEY_force(gone[i]), G_DISCARD, HeHASH(gone[i]));
-    if (more)
-        drop_stale(aTHX_ env);
+        delete_entry(aTHX_ env, gone[i]);
+    if (more) {
+        x->nemptied = -1;
+        drop_stale(aTHX_ x, env);
+    }
 }
 
 /* env's value for key k (its SV, reused when env held one) */
@@ -316,7 +344,7 @@ static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
             sv_setsv(GvSVn(x->id_gv), id);
     }
     if (reused)
-        drop_stale(aTHX_ env);
+        drop_stale(aTHX_ x, env);
     return env;
 }
 

@@ -19,6 +19,8 @@ typedef struct {
     UV ntkeys;
     HV *tkeys_of;
     int tkeys_ok;
+    HE *emptied[KD_TKEYS];          /* the entries env_reset emptied, for drop_stale */
+    int nemptied;                   /* how many; -1: more than it holds */
     SV *scoreboard;                 /* the Kamado::Scoreboard holding its slot */
     char *head;                     /* response head buffer, reused */
     size_t head_cap;
