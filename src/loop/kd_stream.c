@@ -214,13 +214,9 @@ ssize_t kd_stream_write(kd_loop *l, kd_conn *c, const struct iovec *iov, int n)
         return -1;
     }
     if (was_idle) {
-        struct msghdr m;
         ssize_t w;
-        memset(&m, 0, sizeof m);
-        m.msg_iov = (struct iovec *)iov;
-        m.msg_iovlen = (size_t)n;
         do {
-            w = sendmsg(c->fd, &m, MSG_NOSIGNAL);
+            w = kd_send_iov(c->fd, iov, n);
         } while (w < 0 && errno == EINTR);
         kd_count_out(l, w);
         if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {

@@ -113,15 +113,40 @@ void kd_flush_out(kd_loop *l, kd_conn *c)
     kd_finish_now(l, c, c->out.keepalive);
 }
 
+/* The pieces of a small write copied together, sent with send(): the
+ * kernel takes one buffer for less than several (sendmsg copies in the
+ * iovec and walks it), more than the copy here costs. */
+#define COALESCE_MAX 4096
+
+ssize_t kd_send_iov(int fd, const struct iovec *iov, int iovcnt)
+{
+    struct msghdr m;
+    if (iovcnt == 1)
+        return send(fd, iov[0].iov_base, iov[0].iov_len, MSG_NOSIGNAL);
+    if (iovcnt <= 8) {
+        char buf[COALESCE_MAX], *p = buf;
+        size_t total = 0;
+        int i;
+        for (i = 0; i < iovcnt; i++)
+            total += iov[i].iov_len;
+        if (total <= COALESCE_MAX) {
+            for (i = 0; i < iovcnt; i++) {
+                memcpy(p, iov[i].iov_base, iov[i].iov_len);
+                p += iov[i].iov_len;
+            }
+            return send(fd, buf, total, MSG_NOSIGNAL);
+        }
+    }
+    memset(&m, 0, sizeof m);
+    m.msg_iov = (struct iovec *)iov;
+    m.msg_iovlen = (size_t)(iovcnt > 1024 ? 1024 : iovcnt);
+    return sendmsg(fd, &m, MSG_NOSIGNAL);
+}
+
 int kd_write_all(kd_loop *l, int fd, struct iovec *iov, int iovcnt)
 {
     while (iovcnt > 0) {
-        struct msghdr m;
-        ssize_t n;
-        memset(&m, 0, sizeof m);
-        m.msg_iov = iov;
-        m.msg_iovlen = (size_t)(iovcnt > 1024 ? 1024 : iovcnt);
-        n = sendmsg(fd, &m, MSG_NOSIGNAL);
+        ssize_t n = kd_send_iov(fd, iov, iovcnt);
         kd_count_out(l, n);
         if (n > 0)
             l->sent += (uint64_t)n;
@@ -245,13 +270,9 @@ int kd_write_more(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt)
     if (c->out.flushing && out_send_now(l, c) < 0)
         return -1;
     if (!c->out.flushing) {
-        struct msghdr m;
         ssize_t n;
-        memset(&m, 0, sizeof m);
-        m.msg_iov = iov;
-        m.msg_iovlen = (size_t)(iovcnt > 1024 ? 1024 : iovcnt);
         do {
-            n = sendmsg(c->fd, &m, MSG_NOSIGNAL);
+            n = kd_send_iov(c->fd, iov, iovcnt);
         } while (n < 0 && errno == EINTR);
         kd_count_out(l, n);
         if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
