@@ -194,6 +194,8 @@ CODE:
         SvREFCNT_dec((SV *)self->last_env);
     if (self->resp_headers)
         SvREFCNT_dec((SV *)self->resp_headers);
+    if (self->empty_input)
+        SvREFCNT_dec(self->empty_input);
     if (self->logging)
         log_write(self, self->logbuf.len);    /* (not in a forked child) */
     Safefree(self->logfmt);
@@ -259,6 +261,18 @@ PPCODE:
     if (self->loop->nanswers || self->loop->nfaults)
         mPUSHi(self->loop->nanswers + self->loop->nfaults);
 }
+
+void
+empty_input(Kamado::Loop self, SV *fh)
+PPCODE:
+    /* psgi.input for each request without a body from now on, while it
+     * is open */
+    if (!SvROK(fh) || !isGV_with_GP(SvRV(fh)))
+        croak("Kamado::Loop->empty_input: not a handle");
+    if (self->empty_input)
+        SvREFCNT_dec(self->empty_input);
+    self->empty_input = newSVsv(fh);
+    XSRETURN_EMPTY;
 
 void
 env_done(Kamado::Loop self)

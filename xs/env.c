@@ -5,12 +5,33 @@
 /* %env keys the engine sets on every request, with their hashes computed
  * once at load time (the hash seed is fixed for the process and its
  * forked workers) */
-enum { K_METHOD, K_URI, K_PROTOCOL, K_QUERY, K_ADDR, K_PORT, K_PATH, K_CL, K_CT, K_ID, K_COUNT };
-static struct { const char *name; I32 len; U32 hash; SV *key; } env_keys[K_COUNT] = {
-    {"REQUEST_METHOD", 14, 0, NULL}, {"REQUEST_URI", 11, 0, NULL}, {"SERVER_PROTOCOL", 15, 0, NULL},
-    {"QUERY_STRING", 12, 0, NULL}, {"REMOTE_ADDR", 11, 0, NULL}, {"REMOTE_PORT", 11, 0, NULL},
-    {"PATH_INFO", 9, 0, NULL}, {"CONTENT_LENGTH", 14, 0, NULL}, {"CONTENT_TYPE", 12, 0, NULL},
-    {"kamado.request_id", 17, 0, NULL},
+enum {
+    K_METHOD,
+    K_URI,
+    K_PROTOCOL,
+    K_QUERY,
+    K_ADDR,
+    K_PORT,
+    K_PATH,
+    K_CL,
+    K_CT,
+    K_ID,
+    K_INPUT,
+    K_CLEANUP,
+    K_COUNT
+};
+static struct {
+    const char *name;
+    I32 len;
+    U32 hash;
+    SV *key;
+} env_keys[K_COUNT] = {
+    {"REQUEST_METHOD", 14, 0, NULL},  {"REQUEST_URI", 11, 0, NULL},
+    {"SERVER_PROTOCOL", 15, 0, NULL}, {"QUERY_STRING", 12, 0, NULL},
+    {"REMOTE_ADDR", 11, 0, NULL},     {"REMOTE_PORT", 11, 0, NULL},
+    {"PATH_INFO", 9, 0, NULL},        {"CONTENT_LENGTH", 14, 0, NULL},
+    {"CONTENT_TYPE", 12, 0, NULL},    {"kamado.request_id", 17, 0, NULL},
+    {"psgi.input", 10, 0, NULL},      {"psgix.cleanup.handlers", 22, 0, NULL},
 };
 
 /* stored by a shared-key SV: the env's copy of the key is that string
@@ -236,6 +257,13 @@ static SV *env_slot(pTHX_ HV *env, int k)
     return HeVAL(he);
 }
 
+/* Whether sv is a reference to a glob whose handle is open */
+static int handle_open(pTHX_ SV *sv)
+{
+    SV *gv = SvROK(sv) ? SvRV(sv) : NULL;
+    return gv && isGV_with_GP(gv) && GvIOp((GV *)gv) && IoIFP(GvIOp((GV *)gv));
+}
+
 /* PSGI env for the head just parsed on c */
 static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
 {
@@ -343,6 +371,16 @@ static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
         if (x->id_gv)
             sv_setsv(GvSVn(x->id_gv), id);
     }
+    /* what every request gets from the worker: a list for its cleanup
+     * handlers, and, without a body, the worker's empty input while it
+     * is open (empty_input) */
+    {
+        SV *rv = newRV_noinc((SV *)newAV());
+        sv_setsv(env_slot(aTHX_ env, K_CLEANUP), rv);
+        SvREFCNT_dec(rv);
+    }
+    if (x->empty_input && kd_conn_body_kind(c) == KD_BODY_NONE && handle_open(aTHX_ x->empty_input))
+        sv_setsv(env_slot(aTHX_ env, K_INPUT), x->empty_input);
     if (reused)
         drop_stale(aTHX_ x, env);
     return env;

@@ -51,6 +51,7 @@ typedef struct {
     unsigned long long id_count;
     GV *id_gv;                      /* the glob whose scalar holds the id of the request served */
     int upgrade;                    /* the head being built may be a 101 (Kamado::Loop::upgrade) */
+    SV *empty_input;                /* psgi.input of a request without a body; NULL */
 } kd_xs;
 
 typedef kd_xs *Kamado__Loop;

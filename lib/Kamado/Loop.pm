@@ -131,7 +131,15 @@ the caller makes them (C<log_line>).
 Waits up to TIMEOUT_MS for a complete request and returns C<(FD, ENV,
 BODY_KIND)>, and with the access log a fourth value, the count of requests
 the loop answered itself meanwhile (C<take_answers>); the empty list when
-the time ran out. Croaks when the loop itself fails.
+the time ran out. Croaks when the loop itself fails. ENV holds an empty
+C<psgix.cleanup.handlers> array, and, when the request has no body and
+C<empty_input> gave a handle that is still open, that handle as
+C<psgi.input>.
+
+=item empty_input(FH)
+
+From now on FH is the C<psgi.input> of each request without a body, while
+it is open.
 
 =item env_done
 

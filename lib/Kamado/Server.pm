@@ -125,6 +125,7 @@ sub open_loop {
     $loop->last_words or Kamado::Log->warn("Can't set the worker's last words: $!");
     $self->{loop} = $loop;
     $self->{pid} = Kamado::current_pid();    # the worker (see _forked)
+    $loop->empty_input(Kamado::Server::Input::empty($self));
     # each request's id: in its env, and in $Kamado::Log::REQUEST_ID while
     # it is served (until the next next_request)
     $loop->request_ids(Kamado::Log::request_id_prefix(), \*Kamado::Log::REQUEST_ID);
@@ -266,13 +267,12 @@ sub handle_request {
             delete $env->{HTTP_EXPECT};
             Kamado::Server::Input::read_body($self, $fd, $env, $body_kind) or return;
         }
-    } else {
-        # (Kamado::Server::Input::empty's test, without its call)
-        my $fh = $self->{empty_input};
-        $env->{'psgi.input'} = $fh && defined fileno $fh ? $fh : Kamado::Server::Input::empty($self);
+    } elsif (!$env->{'psgi.input'}) {
+        # the loop gives the worker's empty input while it is open
+        $loop->empty_input($env->{'psgi.input'} = Kamado::Server::Input::empty($self));
     }
     upgradable($fd, $env) if exists $env->{HTTP_UPGRADE};
-    my $cleanup = $env->{'psgix.cleanup.handlers'} = [];
+    my $cleanup = $env->{'psgix.cleanup.handlers'};    # (the loop's, empty)
 
     my $res = eval { $self->{app}->($env) };
     _forked() if Kamado::current_pid() != $self->{pid};
