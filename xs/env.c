@@ -34,6 +34,8 @@ static struct {
     {"psgi.input", 10, 0, NULL},      {"psgix.cleanup.handlers", 22, 0, NULL},
 };
 
+typedef char kd_env_keys_fit[K_COUNT <= sizeof(((kd_xs *)0)->slot_he) / sizeof(HE *) ? 1 : -1];
+
 /* stored by a shared-key SV: the env's copy of the key is that string
  * table entry, taken without looking it up */
 #define ENV_STORE(env, k, sv) \
@@ -86,8 +88,19 @@ static void proxy_env(pTHX_ kd_loop *l, kd_conn *c, HV *env)
 }
 
 /* The template's entries by their shared key, for env_reset: an
- * open-addressed table of KD_TKEYS slots; false when the template has
- * more keys than it can hold (its envs are then never reused). */
+ * open-addressed table of KD_TKEYS slots, which also has the keys the
+ * engine sets on every request (env_keys: their entries in a reused env
+ * are found on the same walk); false when the template has more keys
+ * than it can hold (its envs are then never reused). */
+static kd_tkey *tkey_add(kd_xs *x, const HEK *hek)
+{
+    UV k = PTR2UV(hek) >> 4;
+    while (x->tkeys[k % KD_TKEYS].hek && x->tkeys[k % KD_TKEYS].hek != hek)
+        k++;
+    x->tkeys[k % KD_TKEYS].hek = hek;
+    return &x->tkeys[k % KD_TKEYS];
+}
+
 static int template_keys(pTHX_ kd_xs *x, HV *tmpl)
 {
     STRLEN i, max = HvMAX(tmpl);
@@ -100,27 +113,25 @@ static int template_keys(pTHX_ kd_xs *x, HV *tmpl)
     for (i = 0; i <= max; i++) {
         HE *he;
         for (he = array[i]; he; he = HeNEXT(he)) {
-            UV k = PTR2UV(HeKEY_hek(he)) >> 4;
             if (HeKLEN(he) == HEf_SVKEY)
                 return x->tkeys_ok = 0;
-            while (x->tkeys[k % KD_TKEYS].hek)
-                k++;
-            x->tkeys[k % KD_TKEYS].hek = HeKEY_hek(he);
-            x->tkeys[k % KD_TKEYS].value = HeVAL(he);
+            tkey_add(x, HeKEY_hek(he))->value = HeVAL(he);
             x->ntkeys++;
         }
     }
+    for (i = 0; i < K_COUNT; i++)
+        tkey_add(x, SvSHARED_HEK_FROM_PV(SvPVX(env_keys[i].key)))->slot = (int)i + 1;
     return x->tkeys_ok = 1;
 }
 
-/* The template's value for an env entry's key, or NULL */
-static SV *template_value(const kd_xs *x, const HEK *hek)
+/* The table's entry for an env entry's key, or NULL */
+static const kd_tkey *tkey_of(const kd_xs *x, const HEK *hek)
 {
     UV k = PTR2UV(hek) >> 4;
     for (;; k++) {
         const kd_tkey *t = &x->tkeys[k % KD_TKEYS];
         if (t->hek == hek)
-            return t->value;
+            return t;
         if (!t->hek)
             return NULL;
     }
@@ -145,6 +156,7 @@ static HV *env_reset(pTHX_ kd_xs *x)
     int ngone = 0, overflow = 0;
     UV tkeys = 0;
     x->nemptied = 0;
+    Zero(x->slot_he, K_COUNT, HE *);
 
     if (!env || SvREFCNT(env) != 1 || SvMAGICAL(env) || SvOBJECT(env) || SvREADONLY(env) ||
         !HvSHAREKEYS(env) ||
@@ -159,6 +171,7 @@ static HV *env_reset(pTHX_ kd_xs *x)
         HE *he;
         for (he = array[i]; he; he = HeNEXT(he)) {
             SV *v = HeVAL(he), *t;
+            const kd_tkey *tk;
             if (HeKLEN(he) == HEf_SVKEY || SvREFCNT(v) != 1 || SvMAGICAL(v) || SvREADONLY(v) ||
                 SvTYPE(v) > SVt_PVMG || SvOBJECT(v)) {
                 if (ngone < KD_TKEYS)
@@ -167,7 +180,10 @@ static HV *env_reset(pTHX_ kd_xs *x)
                     overflow = 1;
                 continue;
             }
-            if ((t = template_value(x, HeKEY_hek(he)))) {
+            tk = tkey_of(x, HeKEY_hek(he));
+            if (tk && tk->slot)
+                x->slot_he[tk->slot - 1] = he;
+            if (tk && (t = tk->value)) {
                 tkeys++;
                 /* unchanged since the copy: the same referent, or the same bytes */
                 if (SvROK(t) ? SvROK(v) && SvRV(v) == SvRV(t) :
@@ -196,8 +212,9 @@ static HV *env_reset(pTHX_ kd_xs *x)
         /* the app deleted some: put them back */
         for (i = 0; i < KD_TKEYS; i++) {
             const kd_tkey *t = &x->tkeys[i];
-            if (t->hek && !hv_common(env, NULL, HEK_KEY(t->hek), HEK_LEN(t->hek), HEK_FLAGS(t->hek),
-                                     HV_FETCH_ISEXISTS, NULL, HEK_HASH(t->hek)))
+            if (t->hek && t->value &&
+                !hv_common(env, NULL, HEK_KEY(t->hek), HEK_LEN(t->hek), HEK_FLAGS(t->hek), HV_FETCH_ISEXISTS,
+                           NULL, HEK_HASH(t->hek)))
                 (void)hv_common(env, NULL, HEK_KEY(t->hek), HEK_LEN(t->hek), HEK_FLAGS(t->hek),
                                 HV_FETCH_ISSTORE, newSVsv(t->value), HEK_HASH(t->hek));
         }
@@ -250,10 +267,13 @@ static void drop_stale(pTHX_ kd_xs *x, HV *env)
     }
 }
 
-/* env's value for key k (its SV, reused when env held one) */
-static SV *env_slot(pTHX_ HV *env, int k)
+/* env's value for key k (its SV, reused when env held one: the entry
+ * env_reset found, else looked up) */
+static SV *env_slot(pTHX_ kd_xs *x, HV *env, int k)
 {
-    HE *he = hv_fetch_ent(env, env_keys[k].key, 1, env_keys[k].hash);
+    HE *he = x->slot_he[k];
+    if (!he)
+        he = hv_fetch_ent(env, env_keys[k].key, 1, env_keys[k].hash);
     return HeVAL(he);
 }
 
@@ -281,16 +301,17 @@ static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
             SvREFCNT_dec((SV *)x->last_env);
         x->last_env = env = newHVhv(tmpl);
         x->last_template = tmpl;
+        Zero(x->slot_he, K_COUNT, HE *);
     }
-    sv_setpvn(env_slot(aTHX_ env, K_METHOD), r->method, r->method_len);
-    sv_setpvn(env_slot(aTHX_ env, K_URI), r->target, r->target_len);
-    sv_setpvn(env_slot(aTHX_ env, K_PROTOCOL), r->minor_version ? "HTTP/1.1" : "HTTP/1.0", 8);
-    sv_setpvn(env_slot(aTHX_ env, K_QUERY), r->query ? r->query : "", r->query ? r->query_len : 0);
-    sv_setpvn(env_slot(aTHX_ env, K_ADDR), c->remote_addr, c->remote_addr_len);
-    sv_setiv(env_slot(aTHX_ env, K_PORT), c->remote_port);
+    sv_setpvn(env_slot(aTHX_ x, env, K_METHOD), r->method, r->method_len);
+    sv_setpvn(env_slot(aTHX_ x, env, K_URI), r->target, r->target_len);
+    sv_setpvn(env_slot(aTHX_ x, env, K_PROTOCOL), r->minor_version ? "HTTP/1.1" : "HTTP/1.0", 8);
+    sv_setpvn(env_slot(aTHX_ x, env, K_QUERY), r->query ? r->query : "", r->query ? r->query_len : 0);
+    sv_setpvn(env_slot(aTHX_ x, env, K_ADDR), c->remote_addr, c->remote_addr_len);
+    sv_setiv(env_slot(aTHX_ x, env, K_PORT), c->remote_port);
 
     /* PATH_INFO is the percent-decoded path (CGI/PSGI convention) */
-    path = env_slot(aTHX_ env, K_PATH);
+    path = env_slot(aTHX_ x, env, K_PATH);
     {
         char *d;
         const char *s = r->path, *e = r->path + r->path_len;
@@ -321,11 +342,11 @@ static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
         if (memchr(h->name, '_', h->name_len))
             continue;
         if (kd_ci_eq(h->name, h->name_len, "content-length")) {
-            sv_setpvn(env_slot(aTHX_ env, K_CL), h->value, h->value_len);
+            sv_setpvn(env_slot(aTHX_ x, env, K_CL), h->value, h->value_len);
             continue;
         }
         if (kd_ci_eq(h->name, h->name_len, "content-type")) {
-            sv_setpvn(env_slot(aTHX_ env, K_CT), h->value, h->value_len);
+            sv_setpvn(env_slot(aTHX_ x, env, K_CT), h->value, h->value_len);
             continue;
         }
         if (h->name_len + 5 > x->env_key_cap) {
@@ -366,7 +387,7 @@ static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
         } while (n);
         for (i = 0; i < len; i++)
             x->id[x->id_len + i] = digits[len - 1 - i];
-        id = env_slot(aTHX_ env, K_ID);
+        id = env_slot(aTHX_ x, env, K_ID);
         sv_setpvn(id, x->id, x->id_len + len);
         if (x->id_gv)
             sv_setsv(GvSVn(x->id_gv), id);
@@ -376,13 +397,14 @@ static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
      * is open (empty_input) */
     {
         SV *rv = newRV_noinc((SV *)newAV());
-        sv_setsv(env_slot(aTHX_ env, K_CLEANUP), rv);
+        sv_setsv(env_slot(aTHX_ x, env, K_CLEANUP), rv);
         SvREFCNT_dec(rv);
     }
     if (x->empty_input && kd_conn_body_kind(c) == KD_BODY_NONE && handle_open(aTHX_ x->empty_input))
-        sv_setsv(env_slot(aTHX_ env, K_INPUT), x->empty_input);
+        sv_setsv(env_slot(aTHX_ x, env, K_INPUT), x->empty_input);
     if (reused)
         drop_stale(aTHX_ x, env);
+    Zero(x->slot_he, K_COUNT, HE *); /* (drop_stale may have freed some) */
     return env;
 }
 

@@ -6,7 +6,8 @@
 
 typedef struct {
     const HEK *hek;                 /* a template entry's shared key */
-    SV *value;                      /* and its value */
+    SV *value;                      /* and its value; NULL: not the template's */
+    int slot;                       /* 1 + its env_keys index (xs/env.c); 0: none */
 } kd_tkey;
 
 typedef struct {
@@ -19,6 +20,7 @@ typedef struct {
     UV ntkeys;
     HV *tkeys_of;
     int tkeys_ok;
+    HE *slot_he[16];                /* env_reset to build_env: the reused env's entry for each env_keys key */
     HE *emptied[KD_TKEYS];          /* the entries env_reset emptied, for drop_stale */
     int nemptied;                   /* how many; -1: more than it holds */
     SV *scoreboard;                 /* the Kamado::Scoreboard holding its slot */
