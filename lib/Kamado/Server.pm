@@ -159,7 +159,10 @@ sub run {
     while (!$self->{stopping}) {
         # (SIGCHLD caught while it waits, when children are to be reaped)
         ($chld, $SIG{CHLD}) = ($SIG{CHLD} // 'DEFAULT', $IDLE_CHLD) if $IDLE_CHLD && !defined $chld;
-        (my ($fd, $env, $body, $answers) = $loop->next_request(1000)) or do {
+        # (here and in handle_request, the loop's subs and this class's
+        # are called as functions: a method lookup per call is a cost every
+        # request pays, and neither class is subclassed for them)
+        (my ($fd, $env, $body, $answers) = Kamado::Loop::next_request($loop, 1000)) or do {
             ($SIG{CHLD}, $chld) = ($chld, undef) if defined $chld && !$IDLE_CHLD;
             $self->{on_tick}->() if $self->{on_tick};
             $log->idle($self->{listeners}) if $log;
@@ -168,7 +171,7 @@ sub run {
             next;
         };
         ($SIG{CHLD}, $chld) = ($chld, undef) if defined $chld;
-        $self->handle_request($fd, $env, $body);
+        handle_request($self, $fd, $env, $body);
         if ($log) {
             $native ? $loop->log_request($env) : $log->request($env);
             $log->answers($self->{listeners}) if $answers;
@@ -177,7 +180,7 @@ sub run {
         my $retire = $limited && _retire($self, $env, \$served, $budget, $max_kb, $retire_at, $timeout);
         # the env's objects go now, and its hash serves the next request
         undef $env;
-        $loop->env_done;
+        Kamado::Loop::env_done($loop);
         last if $retire and $why = $retire;
     }
     $SIG{CHLD} = $chld if defined $chld;
@@ -281,7 +284,7 @@ sub handle_request {
         # a deferred body failed: its 408/413/400 is sent, the app's answer is not
     } elsif (ref $res eq 'ARRAY' && @$res == 3 && ref $res->[2] eq 'ARRAY' && ref $res->[1] eq 'ARRAY') {
         # the common case, all in C; false but defined: a refused head
-        my $sent = $loop->write_response($fd, @$res);
+        my $sent = Kamado::Loop::write_response($loop, $fd, @$res);
         # (a 101 is refused there: it is the upgrade's)
         $sent = upgrade($self, $fd, $env, $res) if defined $sent && !$sent && $env->{'psgix.io'} && $res->[0] eq '101';
         Kamado::Server::Errors::framing_error($self, $fd, $env, $sent)
