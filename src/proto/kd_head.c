@@ -6,6 +6,7 @@
  */
 #include "kd_head.h"
 #include "kd_parser.h"
+#include "kd_chars.h"
 #include <string.h>
 
 const char *kd_reason(int status)
@@ -188,7 +189,7 @@ int kd_head_build(const kd_head_in *in, char *buf, size_t cap, kd_head_out *out)
         if (kl == 0)
             return head_fail(out, KD_HEAD_BAD_NAME);
         for (j = 0; j < kl; j++)
-            if (!kd_is_tchar((unsigned char)k[j]))
+            if (!IS_TCHAR(k[j]))
                 return head_fail(out, KD_HEAD_BAD_NAME);
         /* no CR, LF or NUL: they would split the response */
         for (j = 0; j < vl; j++)
