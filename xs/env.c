@@ -277,6 +277,48 @@ static SV *env_slot(pTHX_ kd_xs *x, HV *env, int k)
     return HeVAL(he);
 }
 
+/* What a request field's name makes in the env: HTTP_ and the name,
+ * CONTENT_LENGTH, CONTENT_TYPE, or nothing (an underscore would let
+ * "X_Forwarded_For" pose as X-Forwarded-For). */
+enum { F_HTTP, F_CL, F_CT, F_SKIP };
+
+static int field_kind(const char *name, size_t len)
+{
+    return memchr(name, '_', len)                ? F_SKIP :
+           kd_ci_eq(name, len, "content-length") ? F_CL :
+           kd_ci_eq(name, len, "content-type")   ? F_CT :
+                                                   F_HTTP;
+}
+
+/* "HTTP_" and the name in upper case, - as _, at key */
+static void field_env_key(const char *name, size_t len, char *key)
+{
+    size_t j;
+    memcpy(key, "HTTP_", 5);
+    for (j = 0; j < len; j++)
+        key[5 + j] = name[j] == '-' ? '_' : (char)toUPPER(name[j]);
+}
+
+/* The entry of x->fnames for a field's name as it came: what it makes
+ * (made again when the slot held another name), or NULL for a name too
+ * long to keep. A worker's clients send few names, the same ones again
+ * and again. */
+static const kd_fname *field_name(pTHX_ kd_xs *x, const char *name, size_t len)
+{
+    kd_fname *e;
+    if (len == 0 || len > KD_FNAME)
+        return NULL;
+    e = &x->fnames[(len * 7 + (unsigned char)name[0] + 3 * (unsigned char)name[len - 1]) % KD_FNAMES];
+    if (e->len == len && memcmp(e->name, name, len) == 0)
+        return e;
+    e->len = (unsigned char)len;
+    memcpy(e->name, name, len);
+    e->kind = (unsigned char)field_kind(name, len);
+    field_env_key(name, len, e->key);
+    PERL_HASH(e->hash, e->key, len + 5);
+    return e;
+}
+
 /* Whether sv is a reference to a glob whose handle is open */
 static int handle_open(pTHX_ SV *sv)
 {
@@ -335,33 +377,30 @@ static HV *build_env(pTHX_ kd_xs *x, kd_conn *c)
 
     for (i = 0; i < r->num_headers; i++) {
         const kd_header *h = &r->headers[i];
-        size_t j;
         SV **slot;
+        const kd_fname *e = field_name(aTHX_ x, h->name, h->name_len);
+        int kind = e ? e->kind : field_kind(h->name, h->name_len);
+        const char *k = e ? e->key : key;
+        U32 hash = e ? e->hash : 0; /* (0: hv_common computes it) */
 
-        /* underscores would let "X_Forwarded_For" pose as X-Forwarded-For */
-        if (memchr(h->name, '_', h->name_len))
+        if (kind == F_SKIP)
             continue;
-        if (kd_ci_eq(h->name, h->name_len, "content-length")) {
-            sv_setpvn(env_slot(aTHX_ x, env, K_CL), h->value, h->value_len);
-            continue;
-        }
-        if (kd_ci_eq(h->name, h->name_len, "content-type")) {
-            sv_setpvn(env_slot(aTHX_ x, env, K_CT), h->value, h->value_len);
+        if (kind == F_CL || kind == F_CT) {
+            sv_setpvn(env_slot(aTHX_ x, env, kind == F_CL ? K_CL : K_CT), h->value, h->value_len);
             continue;
         }
-        if (h->name_len + 5 > x->env_key_cap) {
-            x->env_key_cap = h->name_len + 5;
-            Renew(x->env_key, x->env_key_cap, char);
-            key = x->env_key;
-        }
-        memcpy(key, "HTTP_", 5);
-        for (j = 0; j < h->name_len; j++) {
-            char ch = h->name[j];
-            key[5 + j] = ch == '-' ? '_' : (char)toUPPER(ch);
+        if (!e) {
+            if (h->name_len + 5 > x->env_key_cap) {
+                x->env_key_cap = h->name_len + 5;
+                Renew(x->env_key, x->env_key_cap, char);
+                k = key = x->env_key;
+            }
+            field_env_key(h->name, h->name_len, key);
         }
         /* one lookup: the slot is new or emptied (undef), or holds an
          * earlier field of this request */
-        slot = hv_fetch(env, key, (I32)(h->name_len + 5), 1);
+        slot = (SV **)hv_common(env, NULL, k, h->name_len + 5, 0, HV_FETCH_LVALUE | HV_FETCH_JUST_SV, NULL,
+                                hash);
         if (SvOK(*slot)) {
             /* repeated fields are joined as one list (RFC 9110 5.3) */
             sv_catpvs(*slot, ", ");

@@ -10,6 +10,17 @@ typedef struct {
     int slot;                       /* 1 + its env_keys index (xs/env.c); 0: none */
 } kd_tkey;
 
+#define KD_FNAMES 32 /* request field names kept (xs/env.c) */
+#define KD_FNAME  32 /* bytes of a name kept, at most */
+
+typedef struct {
+    unsigned char len;      /* of the name; 0: none yet */
+    unsigned char kind;     /* what it makes in the env (F_* in xs/env.c) */
+    char name[KD_FNAME];    /* as it came */
+    char key[KD_FNAME + 5]; /* its env key, when kind is F_HTTP */
+    U32 hash;               /* of key */
+} kd_fname;
+
 typedef struct {
     kd_loop *loop;
     AV *templates;                  /* env template per listener */
@@ -46,6 +57,7 @@ typedef struct {
     pid_t log_pid;                  /* the process whose lines they are */
     char *env_key;                  /* "HTTP_" + a field's name (grown to fit; a worker's page not dirtied for nothing) */
     size_t env_key_cap;
+    kd_fname fnames[KD_FNAMES]; /* the env keys of field names seen, by name */
     /* request ids (request_ids): the prefix, then a count, made here so
      * that an id costs no system call and no Perl op */
     char id[KD_ID_PREFIX_MAX + 21];
