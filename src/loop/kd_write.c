@@ -116,7 +116,7 @@ void kd_flush_out(kd_loop *l, kd_conn *c)
 /* The pieces of a small write copied together, sent with send(): the
  * kernel takes one buffer for less than several (sendmsg copies in the
  * iovec and walks it), more than the copy here costs. */
-#define COALESCE_MAX 4096
+#define COALESCE_MAX 8192
 
 ssize_t kd_send_iov(int fd, const struct iovec *iov, int iovcnt)
 {
