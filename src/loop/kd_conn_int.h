@@ -56,8 +56,8 @@ void kd_unserve(kd_loop *l, kd_conn *c);   /* its end; a stream cut is posted */
 void kd_stream_ready(kd_loop *l, kd_conn *c, uint32_t events);
 
 /* kd_write.c */
-/* as sendmsg() with MSG_NOSIGNAL, small pieces copied and sent as one */
-ssize_t kd_send_iov(int fd, const struct iovec *iov, int iovcnt);
+/* as sendmsg() with MSG_NOSIGNAL and flags, small pieces copied and sent as one */
+ssize_t kd_send_iov(int fd, const struct iovec *iov, int iovcnt, int flags);
 void kd_drop_request_files(kd_loop *l, kd_conn *c);
 void kd_flush_out(kd_loop *l, kd_conn *c);
 

@@ -216,7 +216,7 @@ ssize_t kd_stream_write(kd_loop *l, kd_conn *c, const struct iovec *iov, int n)
     if (was_idle) {
         ssize_t w;
         do {
-            w = kd_send_iov(c->fd, iov, n);
+            w = kd_send_iov(c->fd, iov, n, 0);
         } while (w < 0 && errno == EINTR);
         kd_count_out(l, w);
         if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {

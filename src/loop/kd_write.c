@@ -118,11 +118,11 @@ void kd_flush_out(kd_loop *l, kd_conn *c)
  * iovec and walks it), more than the copy here costs. */
 #define COALESCE_MAX 8192
 
-ssize_t kd_send_iov(int fd, const struct iovec *iov, int iovcnt)
+ssize_t kd_send_iov(int fd, const struct iovec *iov, int iovcnt, int flags)
 {
     struct msghdr m;
     if (iovcnt == 1)
-        return send(fd, iov[0].iov_base, iov[0].iov_len, MSG_NOSIGNAL);
+        return send(fd, iov[0].iov_base, iov[0].iov_len, MSG_NOSIGNAL | flags);
     if (iovcnt <= 8) {
         char buf[COALESCE_MAX], *p = buf;
         size_t total = 0;
@@ -134,19 +134,19 @@ ssize_t kd_send_iov(int fd, const struct iovec *iov, int iovcnt)
                 memcpy(p, iov[i].iov_base, iov[i].iov_len);
                 p += iov[i].iov_len;
             }
-            return send(fd, buf, total, MSG_NOSIGNAL);
+            return send(fd, buf, total, MSG_NOSIGNAL | flags);
         }
     }
     memset(&m, 0, sizeof m);
     m.msg_iov = (struct iovec *)iov;
     m.msg_iovlen = (size_t)(iovcnt > 1024 ? 1024 : iovcnt);
-    return sendmsg(fd, &m, MSG_NOSIGNAL);
+    return sendmsg(fd, &m, MSG_NOSIGNAL | flags);
 }
 
 int kd_write_all(kd_loop *l, int fd, struct iovec *iov, int iovcnt)
 {
     while (iovcnt > 0) {
-        ssize_t n = kd_send_iov(fd, iov, iovcnt);
+        ssize_t n = kd_send_iov(fd, iov, iovcnt, 0);
         kd_count_out(l, n);
         if (n > 0)
             l->sent += (uint64_t)n;
@@ -176,12 +176,18 @@ int kd_write_all(kd_loop *l, int fd, struct iovec *iov, int iovcnt)
     return 0;
 }
 
+static int write_more(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt, int flags);
+
 /* A response's last bytes are held as kd_write_more holds any: after
- * what the connection holds already, in the same bounds. */
+ * what the connection holds already, in the same bounds. When the
+ * connection closes after them (kd_conn_finish follows, and closes at
+ * once what it does not keep), they go with MSG_MORE: the close's FIN
+ * then leaves in their last packet instead of one of its own. (What
+ * the socket does not take now is sent later without it, pushing all.) */
 int kd_write_last(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt)
 {
     kd_stream_off(l, c);
-    return kd_write_more(l, c, iov, iovcnt);
+    return write_more(l, c, iov, iovcnt, kd_frame_keep(&c->frame) ? 0 : MSG_MORE);
 }
 
 /* Waits (up to write_timeout without progress) until c holds no bytes.
@@ -264,6 +270,11 @@ static int out_hold(kd_loop *l, kd_conn *c, const struct iovec *iov, int iovcnt,
 
 int kd_write_more(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt)
 {
+    return write_more(l, c, iov, iovcnt, 0);
+}
+
+static int write_more(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt, int flags)
+{
     size_t left = 0;
     int i;
 
@@ -272,7 +283,7 @@ int kd_write_more(kd_loop *l, kd_conn *c, struct iovec *iov, int iovcnt)
     if (!c->out.flushing) {
         ssize_t n;
         do {
-            n = kd_send_iov(c->fd, iov, iovcnt);
+            n = kd_send_iov(c->fd, iov, iovcnt, flags);
         } while (n < 0 && errno == EINTR);
         kd_count_out(l, n);
         if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
