@@ -1,4 +1,4 @@
-# An async worker's life with streams open: HUP during 100 open streams
+# An async worker's life with streams open: HUP during 200 open streams
 # (each completes, none lost), TERM with streams longer than
 # --graceful-timeout (each is closed at the deadline, the client seeing a
 # cut body, not a whole one), and --max-reqs-per-child retiring a worker
@@ -65,12 +65,12 @@ sub streams {
 }
 sub whole { $_[0] =~ /data: end\n\n\r\n0\r\n\r\n\z/ }
 
-# HUP during 100 open streams of 2 s
+# HUP during 200 open streams of 2 s
 my $server = start_server(app => $APP, workers => 2, args => ['--async']);
 my $hup_at;
-my $got = streams($server->port, '/s?n=40', 100, sub { $hup_at = Time::HiRes::time(); kill HUP => $server->pid });
-ok $hup_at, 'HUP sent once all 100 streams had started';
-is scalar(grep { whole($_) } values %$got), 100, 'every stream completed, whole, across the HUP';
+my $got = streams($server->port, '/s?n=40', 200, sub { $hup_at = Time::HiRes::time(); kill HUP => $server->pid });
+ok $hup_at, 'HUP sent once all 200 streams had started';
+is scalar(grep { whole($_) } values %$got), 200, 'every stream completed, whole, across the HUP';
 ok eventually(sub { my $r = read_response($server->send_get('/pid')); $r && $r->{status} == 200 }), 'the new generation serves';
 is $server->stop, 0, 'stops';
 
