@@ -33,6 +33,7 @@
 #include "xs/cgi/kd_cgi_snapshot.c"
 #include "xs/cgi/kd_cgi_mapping.c"
 #include <sys/prctl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <time.h>
 #include <pthread.h>

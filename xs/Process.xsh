@@ -21,6 +21,16 @@ CODE:
 OUTPUT:
     RETVAL
 
+int
+release_free_memory()
+CODE:
+    /* the allocator's free pages given back to the kernel (all arenas,
+     * inside the heap too): after a burst of streams a worker keeps the
+     * memory it no longer uses, private and counted by --max-rss */
+    RETVAL = malloc_trim(0);
+OUTPUT:
+    RETVAL
+
 IV
 resident_kb()
 CODE:

@@ -25,13 +25,17 @@ use Time::HiRes ();
 # never block.
 
 # The keys of the worker's hash this module owns (see Kamado::Server).
-use constant FIELDS => qw(max_streams heartbeat streams native retire_at served retiring blamed);
+use constant FIELDS => qw(max_streams heartbeat streams native retire_at served retiring blamed stream_peak);
 
 # how often the loop's deadlines are swept and the limits looked at
 use constant TICK => 1;
 
 # a callback that holds the loop this long is logged (the watchdog)
 use constant BLOCKED => 0.5;
+
+# a burst of at least this many streams, once three quarters of it have
+# ended, has its freed memory given back (_release)
+use constant BURST => 64;
 
 sub new {
     my ($class, %args) = @_;
@@ -117,6 +121,7 @@ sub _pump {
 sub _tick {
     my ($self) = @_;
     _pump($self);
+    _release($self);
     _limits($self) unless $self->{retiring} || $self->{stopping};
     $self->{on_tick}->() if $self->{on_tick} && !$self->{loop}->streams;
     $self->{access_log}->idle($self->{listeners}) if $self->{access_log};
@@ -132,6 +137,18 @@ sub _limits {
     my $streams = keys $self->{streams}->%*;
     _retire($self, 'max_rss')
         if $self->{max_rss} && Kamado::Server::Limits::over_rss($self, undef, $self->{max_rss} * 1024, $streams);
+}
+
+# What a burst of streams freed stays the worker's, private and counted
+# by --max-rss, until the allocator is told to give it back: once most of
+# a burst has ended, it is (a walk of the heap: once a burst, not a tick).
+sub _release {
+    my ($self) = @_;
+    my $open = keys $self->{streams}->%*;
+    $self->{stream_peak} = $open if $open > ($self->{stream_peak} // 0);
+    return unless $self->{stream_peak} >= BURST && $open <= $self->{stream_peak} / 4;
+    Kamado::release_free_memory();
+    $self->{stream_peak} = $open;
 }
 
 # The worker takes no more requests, and exits once its streams end.
