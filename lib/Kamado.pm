@@ -250,6 +250,13 @@ generation's. True on success.
 This process's resident set in KiB, from F</proc/self/statm> (what
 C<--max-rss> compares); -1 when unknown.
 
+=item release_free_memory()
+
+Gives the allocator's free pages back to the kernel (glibc's
+C<malloc_trim(0)>: every arena, inside the heap too). An async worker
+calls it once most of a burst of streams has ended. True when memory
+was given back.
+
 =item current_pid()
 
 This process's pid, noted once and forgotten in a forked child (perl's
