@@ -12,8 +12,11 @@ static struct {
     char **worker_environ;
     HV *worker_hv;
     char **array;      /* what environ pointed at for the run */
-    char **strings;    /* its NAME=VALUE strings, ours to free */
-    size_t count;
+    char **strings;    /* its NAME=VALUE strings, ours, kept for the next run */
+    size_t *lengths;   /* theirs (a NULL string: none kept at that place) */
+    size_t slots;      /* how many pointers array is known to have room for */
+    size_t count;      /* how many the run had */
+    size_t kept;       /* how many places strings and lengths have */
     HV *run_hv;        /* the runs' %ENV, kept from one run to the next */
 } env_swap;
 
@@ -28,6 +31,38 @@ extern char **environ;
 #else
 #  define KD_PERL_OWNS_ENVIRON (!PL_use_safe_putenv)
 #endif
+
+/* After a run that changed environ through perl (which owns it, its
+ * my_setenv freeing a string it replaces or deletes, reallocating the
+ * array to add one): the strings of ours still in NOW are kept for the
+ * next run, those not there are forgotten (perl freed them), perl's own
+ * are freed, and so is NOW unless it is still our array. */
+static void
+kd_env_sort_out(char **now)
+{
+    size_t i, j, n;
+    for (n = 0; now[n]; n++) {
+        for (j = 0; j < env_swap.count && now[n] != env_swap.strings[j]; j++)
+            ;
+        if (j == env_swap.count)
+            safesysfree(now[n]);
+    }
+    for (j = 0; j < env_swap.count; j++) {
+        for (i = 0; i < n && now[i] != env_swap.strings[j]; i++)
+            ;
+        if (i == n)
+            env_swap.strings[j] = NULL;
+    }
+    if (now == env_swap.array) {
+        /* (perl's realloc may have shrunk it to what it holds) */
+        env_swap.slots = n + 1;
+    } else {
+        /* (ours went in perl's realloc) */
+        safesysfree(now);
+        env_swap.array = NULL;
+        env_swap.slots = 0;
+    }
+}
 
 static void
 kd_env_leave(pTHX)
@@ -46,21 +81,28 @@ kd_env_leave(pTHX)
         sv_unmagic((SV *)hv, PERL_MAGIC_env);
     SvREFCNT_dec(hv);
     if (KD_PERL_OWNS_ENVIRON) {
-        /* the array the run ended with is ours, or ours as perl
-         * reallocated it, with the strings perl left in it */
         if (now && now != env_swap.worker_environ && now != PL_origenviron) {
-            for (i = 0; now[i]; i++)
-                safesysfree(now[i]);
-            safesysfree(now);
+            int same = now == env_swap.array && !now[env_swap.count];
+            for (i = 0; same && i < env_swap.count; i++)
+                same = now[i] == env_swap.strings[i];
+            if (!same)
+                kd_env_sort_out(now);
+            /* (a string perl made may have the address of one it freed:
+             * what is kept is measured again) */
+            for (i = 0; i < env_swap.count; i++)
+                if (env_swap.strings[i])
+                    env_swap.lengths[i] = strlen(env_swap.strings[i]);
+        } else {
+            /* (the run put another array in environ's place: what it
+             * did to ours is not known, so nothing of it is kept) */
+            env_swap.array = NULL;
+            env_swap.slots = 0;
+            for (i = 0; i < env_swap.count; i++)
+                env_swap.strings[i] = NULL;
         }
-    } else {
-        /* setenv(3) moved to an array of its own, if it was called: ours
-         * and every string we made are still ours */
-        for (i = 0; i < env_swap.count; i++)
-            safesysfree(env_swap.strings[i]);
-        safesysfree(env_swap.array);
     }
-    safesysfree(env_swap.strings);
+    /* (else setenv(3) moved to an array of its own, if it was called:
+     * ours and every string we made are still ours, kept) */
     env_swap.active = 0;
 }
 
@@ -354,9 +396,21 @@ kd_env_enter(pTHX_ HV *env, HV *fixed)
     hv = env_swap.run_hv;
     kd_vars_begin(aTHX_ &v);
     kd_request_vars(aTHX_ env, fixed, &v);
-    /* (perl's my_setenv allocates and frees these with safesysmalloc) */
-    env_swap.strings = (char **)safesysmalloc((v.count + 1) * sizeof(char *));
-    env_swap.array = (char **)safesysmalloc((v.count + 1) * sizeof(char *));
+    /* (perl's my_setenv allocates and frees these with safesysmalloc;
+     * the strings are kept from one run to the next, most being the
+     * same, and remade where they differ) */
+    if (env_swap.kept < v.count + 1) {
+        size_t n = env_swap.kept;
+        env_swap.kept = v.count + 16;
+        env_swap.strings = (char **)safesysrealloc(env_swap.strings, env_swap.kept * sizeof(char *));
+        env_swap.lengths = (size_t *)safesysrealloc(env_swap.lengths, env_swap.kept * sizeof(size_t));
+        for (; n < env_swap.kept; n++)
+            env_swap.strings[n] = NULL;
+    }
+    if (env_swap.slots < v.count + 1) {
+        env_swap.slots = env_swap.kept;
+        env_swap.array = (char **)safesysrealloc(env_swap.array, env_swap.slots * sizeof(char *));
+    }
     /* The hash is edited with its magic off: deleting an element would
      * unset the variable in the worker's environment (still `environ`),
      * and a new element is given its %ENV magic here, as perl's store
@@ -389,12 +443,19 @@ kd_env_enter(pTHX_ HV *env, HV *fixed)
             (void)hv_store(hv, key, klen, sv, 0);
         }
         mg->mg_private = stamp;
-        entry = (char *)safesysmalloc(klen + vlen + 2);
-        Copy(key, entry, klen, char);
-        entry[klen] = '=';
-        Copy(val, entry + klen + 1, vlen, char);
-        entry[klen + 1 + vlen] = '\0';
-        env_swap.strings[i] = env_swap.array[i] = entry;
+        entry = env_swap.strings[i];
+        if (!entry || env_swap.lengths[i] != (size_t)klen + 1 + vlen || memNE(entry, key, klen) || entry[klen] != '='
+            || memNE(entry + klen + 1, val, vlen)) {
+            safesysfree(entry);
+            entry = (char *)safesysmalloc(klen + vlen + 2);
+            Copy(key, entry, klen, char);
+            entry[klen] = '=';
+            Copy(val, entry + klen + 1, vlen, char);
+            entry[klen + 1 + vlen] = '\0';
+            env_swap.strings[i] = entry;
+            env_swap.lengths[i] = klen + 1 + vlen;
+        }
+        env_swap.array[i] = entry;
     }
     /* what the last run had and this one has not (a header of its
      * request, or a variable its script set) */
@@ -414,7 +475,7 @@ kd_env_enter(pTHX_ HV *env, HV *fixed)
         SvREFCNT_dec((SV *)gone);
     }
     SvFLAGS(hv) |= magic;
-    env_swap.strings[v.count] = env_swap.array[v.count] = NULL;
+    env_swap.array[v.count] = NULL;
     env_swap.count = v.count;
     kd_vars_end(&v);
     env_swap.worker_environ = environ;
