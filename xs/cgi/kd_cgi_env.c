@@ -114,7 +114,7 @@ kd_env_leave(pTHX)
  * (kd_env_enter). In C, as it runs for every CGI request. */
 typedef struct {
     size_t count, size;
-    struct kd_var { const char *key; I32 klen; SV *value; } *var;    /* in buffer's string */
+    struct kd_var { const char *key; I32 klen; U32 hash; SV *value; } *var;    /* in buffer's string; hash: 0 if not known */
     SV *buffer;
     int kept;
 } kd_vars;
@@ -156,14 +156,16 @@ kd_env_fetch(pTHX_ HV *hv, const char *key, I32 klen)
 
 /* Adds NAME (unless VALUE is NULL); with REPLACE, over one of that name. */
 static void
-kd_vars_put(kd_vars *v, const char *key, I32 klen, SV *value, int replace)
+kd_vars_put(kd_vars *v, const char *key, I32 klen, U32 hash, SV *value, int replace)
 {
     size_t i;
     if (replace)
         for (i = 0; i < v->count; i++)
             if (v->var[i].klen == klen && memEQ(v->var[i].key, key, klen)) {
-                if (value)
+                if (value) {
                     v->var[i].value = value;
+                    v->var[i].hash = hash;
+                }
                 else
                     v->var[i] = v->var[--v->count];
                 return;
@@ -172,11 +174,59 @@ kd_vars_put(kd_vars *v, const char *key, I32 klen, SV *value, int replace)
         return;    /* (not reached: the list is made as long as all there can be) */
     v->var[v->count].key = key;
     v->var[v->count].klen = klen;
+    v->var[v->count].hash = hash;
     v->var[v->count].value = value;
     v->count++;
 }
 
-#define KD_PUT(v, name, value) kd_vars_put((v), "" name "", sizeof(name) - 1, (value), 0)
+#define KD_PUT(v, name, value) kd_vars_put((v), "" name "", sizeof(name) - 1, 0, (value), 0)
+
+/* A walk over a hash's entries, the table read in place (hv_iternext
+ * costs several times more an entry), or through hv_iternext for a tied
+ * one; the hash is not changed meanwhile. */
+typedef struct {
+    HV *hv;
+    STRLEN bucket;
+    HE *he;
+    int tied;
+} kd_walk;
+
+static void
+kd_walk_begin(pTHX_ kd_walk *w, HV *hv)
+{
+    w->hv = hv;
+    w->bucket = 0;
+    w->he = NULL;
+    w->tied = SvRMAGICAL(hv) ? 1 : 0;
+    if (w->tied)
+        hv_iterinit(hv);
+}
+
+static HE *
+kd_walk_next(pTHX_ kd_walk *w)
+{
+    HE **array = HvARRAY(w->hv);
+    HE *he;
+    if (w->tied)
+        return hv_iternext(w->hv);
+    if (!array)
+        return NULL;
+    he = w->he ? HeNEXT(w->he) : array[w->bucket];
+    for (;;) {
+        /* (a restricted hash's deleted keys) */
+        while (he && HeVAL(he) == &PL_sv_placeholder)
+            he = HeNEXT(he);
+        if (he || w->bucket >= HvMAX(w->hv))
+            break;
+        he = array[++w->bucket];
+    }
+    w->he = he;
+    return he;
+}
+
+/* (the key's hash, for a fetch from another hash: 0, not known, when
+ * the key is the tied hash's) */
+#define KD_WALK_HASH(w, he) ((w)->tied || HeKLEN(he) == HEf_SVKEY ? 0 : HeHASH(he))
 
 static HV *
 kd_fixed_part(pTHX_ HV *fixed, const char *name, I32 len, svtype type)
@@ -251,6 +301,7 @@ kd_request_vars(pTHX_ HV *env, HV *fixed, kd_vars *v)
     AV *unset = (AV *)kd_fixed_part(aTHX_ fixed, "unset", 5, SVt_PVAV);
     SV *host_sv, *port, *scheme, *software, *value, *host = NULL;
     HE *he;
+    kd_walk w;
     STRLEN len;
     const char *h;
     /* the fixed ones, the ones the request gives (20 at the most), its
@@ -260,11 +311,11 @@ kd_request_vars(pTHX_ HV *env, HV *fixed, kd_vars *v)
     v->var = (struct kd_var *)SvGROW(v->buffer, v->size * sizeof *v->var);
     software = vars ? KD_FETCH(vars, "SERVER_SOFTWARE") : NULL;
     if (vars) {
-        hv_iterinit(vars);
-        while ((he = hv_iternext(vars))) {
+        kd_walk_begin(aTHX_ &w, vars);
+        while ((he = kd_walk_next(aTHX_ &w))) {
             I32 klen;
             const char *key = hv_iterkey(he, &klen);
-            kd_vars_put(v, key, klen, SvOK(HeVAL(he)) ? HeVAL(he) : NULL, 0);
+            kd_vars_put(v, key, klen, KD_WALK_HASH(&w, he), SvOK(HeVAL(he)) ? HeVAL(he) : NULL, 0);
         }
     }
     /* SERVER_NAME: the Host without its port (an IPv6 literal keeps its
@@ -311,8 +362,8 @@ kd_request_vars(pTHX_ HV *env, HV *fixed, kd_vars *v)
         KD_PUT(v, "CONTENT_LENGTH", value);
     /* the request's headers, but those Apache never passes (httpoxy, the
      * credentials) */
-    hv_iterinit(env);
-    while ((he = hv_iternext(env))) {
+    kd_walk_begin(aTHX_ &w, env);
+    while ((he = kd_walk_next(aTHX_ &w))) {
         I32 klen;
         const char *key = hv_iterkey(he, &klen);
         SV *val = HeVAL(he);
@@ -322,15 +373,15 @@ kd_request_vars(pTHX_ HV *env, HV *fixed, kd_vars *v)
             || (klen == 18 && memEQ(key, "HTTP_AUTHORIZATION", 18))
             || (klen == 24 && memEQ(key, "HTTP_PROXY_AUTHORIZATION", 24)))
             continue;
-        kd_vars_put(v, key, klen, val, 0);
+        kd_vars_put(v, key, klen, KD_WALK_HASH(&w, he), val, 0);
     }
     /* PassEnv/SetEnv: --cgi-env NAME or NAME=VALUE (an unset NAME removes it) */
     if (set) {
-        hv_iterinit(set);
-        while ((he = hv_iternext(set))) {
+        kd_walk_begin(aTHX_ &w, set);
+        while ((he = kd_walk_next(aTHX_ &w))) {
             I32 klen;
             const char *key = hv_iterkey(he, &klen);
-            kd_vars_put(v, key, klen, HeVAL(he), 1);
+            kd_vars_put(v, key, klen, KD_WALK_HASH(&w, he), HeVAL(he), 1);
         }
     }
     if (unset) {
@@ -340,7 +391,7 @@ kd_request_vars(pTHX_ HV *env, HV *fixed, kd_vars *v)
             if (name) {
                 STRLEN nlen;
                 const char *n = SvPV(*name, nlen);
-                kd_vars_put(v, n, (I32)nlen, NULL, 1);
+                kd_vars_put(v, n, (I32)nlen, 0, NULL, 1);
             }
         }
     }
@@ -356,7 +407,7 @@ kd_request_env(pTHX_ HV *env, HV *fixed)
     kd_vars_begin(aTHX_ &v);
     kd_request_vars(aTHX_ env, fixed, &v);
     for (i = 0; i < v.count; i++)
-        (void)hv_store(cgi, v.var[i].key, v.var[i].klen, newSVsv(v.var[i].value), 0);
+        (void)hv_store(cgi, v.var[i].key, v.var[i].klen, newSVsv(v.var[i].value), v.var[i].hash);
     kd_vars_end(&v);
     return cgi;
 }
@@ -426,7 +477,8 @@ kd_env_enter(pTHX_ HV *env, HV *fixed)
         I32 klen = v.var[i].klen;
         STRLEN vlen;
         char *entry;
-        SV **old = hv_fetch(hv, key, klen, 0), *sv;
+        U32 hash = v.var[i].hash;
+        SV **old = (SV **)hv_common_key_len(hv, key, klen, HV_FETCH_JUST_SV, NULL, hash), *sv;
         MAGIC *mg = old ? mg_find(*old, PERL_MAGIC_envelem) : NULL;
         val = SvPV(v.var[i].value, vlen);
         if (mg) {
@@ -440,7 +492,7 @@ kd_env_enter(pTHX_ HV *env, HV *fixed)
             sv = newSVsv(v.var[i].value);
             sv_magic(sv, NULL, PERL_MAGIC_envelem, key, klen);
             mg = mg_find(sv, PERL_MAGIC_envelem);
-            (void)hv_store(hv, key, klen, sv, 0);
+            (void)hv_store(hv, key, klen, sv, hash);
         }
         mg->mg_private = stamp;
         entry = env_swap.strings[i];
