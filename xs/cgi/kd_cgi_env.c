@@ -293,22 +293,121 @@ static SV *kd_signature(pTHX_ SV *software, SV *host, SV *port, int keep)
     return sig;
 }
 
+/* The PSGI env's keys kd_request_vars reads, picked out in its one walk
+ * over the env (its headers being there too), rather than looked up one
+ * by one */
+enum {
+    KD_E_HOST, KD_E_SERVER_NAME, KD_E_SERVER_PORT, KD_E_SCHEME, KD_E_PROTOCOL, KD_E_ADDR, KD_E_METHOD,
+    KD_E_URI, KD_E_QUERY, KD_E_REMOTE_ADDR, KD_E_REMOTE_PORT, KD_E_ID, KD_E_TYPE, KD_E_LENGTH, KD_E_COUNT
+};
+static const struct {
+    const char *name;
+    I32 len;
+} kd_env_keys[KD_E_COUNT] = {
+    { "HTTP_HOST", 9 },        { "SERVER_NAME", 11 },    { "SERVER_PORT", 11 },  { "psgi.url_scheme", 15 },
+    { "SERVER_PROTOCOL", 15 }, { "SERVER_ADDR", 11 },    { "REQUEST_METHOD", 14 }, { "REQUEST_URI", 11 },
+    { "QUERY_STRING", 12 },    { "REMOTE_ADDR", 11 },    { "REMOTE_PORT", 11 },  { "kamado.request_id", 17 },
+    { "CONTENT_TYPE", 12 },    { "CONTENT_LENGTH", 14 },
+};
+
+/* Which of kd_env_keys KEY is (but HTTP_HOST), or -1: by its length,
+ * then compared with names of that length (at a constant length, the
+ * compiler's compares in place) */
+static int
+kd_env_key(const char *key, I32 klen)
+{
+#define KD_IS(name, e) \
+    if (memEQ(key, name, sizeof(name) - 1)) \
+        return e;
+    switch (klen) {
+    case 11:
+        KD_IS("SERVER_NAME", KD_E_SERVER_NAME)
+        KD_IS("SERVER_PORT", KD_E_SERVER_PORT)
+        KD_IS("SERVER_ADDR", KD_E_ADDR)
+        KD_IS("REQUEST_URI", KD_E_URI)
+        KD_IS("REMOTE_ADDR", KD_E_REMOTE_ADDR)
+        KD_IS("REMOTE_PORT", KD_E_REMOTE_PORT)
+        break;
+    case 12:
+        KD_IS("QUERY_STRING", KD_E_QUERY)
+        KD_IS("CONTENT_TYPE", KD_E_TYPE)
+        break;
+    case 14:
+        KD_IS("REQUEST_METHOD", KD_E_METHOD)
+        KD_IS("CONTENT_LENGTH", KD_E_LENGTH)
+        break;
+    case 15:
+        KD_IS("psgi.url_scheme", KD_E_SCHEME)
+        KD_IS("SERVER_PROTOCOL", KD_E_PROTOCOL)
+        break;
+    case 17:
+        KD_IS("kamado.request_id", KD_E_ID)
+        break;
+    }
+#undef KD_IS
+    return -1;
+}
+
+/* Walks ENV: its keys above in GOT (NULL: absent or undef), its headers
+ * (but those Apache never passes: httpoxy, the credentials) in HEADERS;
+ * returns how many. */
+static size_t
+kd_env_walk(pTHX_ HV *env, SV **got, struct kd_var *headers)
+{
+    kd_walk w;
+    HE *he;
+    size_t n = 0;
+    int j;
+    for (j = 0; j < KD_E_COUNT; j++)
+        got[j] = NULL;
+    if (SvRMAGICAL(env))
+        for (j = 0; j < KD_E_COUNT; j++)
+            got[j] = kd_env_fetch(aTHX_ env, kd_env_keys[j].name, kd_env_keys[j].len);
+    kd_walk_begin(aTHX_ &w, env);
+    while ((he = kd_walk_next(aTHX_ &w))) {
+        I32 klen;
+        const char *key = hv_iterkey(he, &klen);
+        SV *val = HeVAL(he);
+        if (klen < 5 || memcmp(key, "HTTP_", 5) != 0) {
+            if (!w.tied && (j = kd_env_key(key, klen)) >= 0)
+                got[j] = SvOK(val) ? val : NULL;
+            continue;
+        }
+        if (!SvOK(val))
+            continue;
+        if (klen == 9 && memEQ(key, "HTTP_HOST", 9) && !w.tied)
+            got[KD_E_HOST] = val;
+        if ((klen == 10 && memEQ(key, "HTTP_PROXY", 10)) || (klen == 18 && memEQ(key, "HTTP_AUTHORIZATION", 18))
+            || (klen == 24 && memEQ(key, "HTTP_PROXY_AUTHORIZATION", 24)))
+            continue;
+        headers[n].key = key;
+        headers[n].klen = klen;
+        headers[n].hash = KD_WALK_HASH(&w, he);
+        headers[n].value = val;
+        n++;
+    }
+    return n;
+}
+
 static void
 kd_request_vars(pTHX_ HV *env, HV *fixed, kd_vars *v)
 {
     HV *vars = kd_fixed_part(aTHX_ fixed, "vars", 4, SVt_PVHV);
     HV *set = kd_fixed_part(aTHX_ fixed, "set", 3, SVt_PVHV);
     AV *unset = (AV *)kd_fixed_part(aTHX_ fixed, "unset", 5, SVt_PVAV);
-    SV *host_sv, *port, *scheme, *software, *value, *host = NULL;
+    SV *host_sv, *port, *scheme, *software, *value, *host = NULL, *got[KD_E_COUNT];
     HE *he;
     kd_walk w;
     STRLEN len;
     const char *h;
+    size_t i, headers;
     /* the fixed ones, the ones the request gives (20 at the most), its
      * headers, --cgi-env's */
     v->count = 0;
     v->size = (vars ? HvUSEDKEYS(vars) : 0) + 20 + HvUSEDKEYS(env) + (set ? HvUSEDKEYS(set) : 0);
-    v->var = (struct kd_var *)SvGROW(v->buffer, v->size * sizeof *v->var);
+    /* (the headers found first, after the list's room) */
+    v->var = (struct kd_var *)SvGROW(v->buffer, (v->size + HvUSEDKEYS(env)) * sizeof *v->var);
+    headers = kd_env_walk(aTHX_ env, got, v->var + v->size);
     software = vars ? KD_FETCH(vars, "SERVER_SOFTWARE") : NULL;
     if (vars) {
         kd_walk_begin(aTHX_ &w, vars);
@@ -320,9 +419,9 @@ kd_request_vars(pTHX_ HV *env, HV *fixed, kd_vars *v)
     }
     /* SERVER_NAME: the Host without its port (an IPv6 literal keeps its
      * brackets) */
-    host_sv = KD_FETCH(env, "HTTP_HOST");
+    host_sv = got[KD_E_HOST];
     if (!host_sv)
-        host_sv = KD_FETCH(env, "SERVER_NAME");
+        host_sv = got[KD_E_SERVER_NAME];
     if (host_sv) {
         host = sv_2mortal(newSVsv(host_sv));
         h = SvPV(host, len);
@@ -334,46 +433,36 @@ kd_request_vars(pTHX_ HV *env, HV *fixed, kd_vars *v)
                 SvCUR_set(host, end - 1);
         }
     }
-    port = KD_FETCH(env, "SERVER_PORT");
-    scheme = KD_FETCH(env, "psgi.url_scheme");
-    KD_PUT(v, "SERVER_PROTOCOL", KD_FETCH(env, "SERVER_PROTOCOL"));
+    port = got[KD_E_SERVER_PORT];
+    scheme = got[KD_E_SCHEME];
+    KD_PUT(v, "SERVER_PROTOCOL", got[KD_E_PROTOCOL]);
     KD_PUT(v, "SERVER_NAME", host);
     KD_PUT(v, "SERVER_PORT", port);
-    value = KD_FETCH(env, "SERVER_ADDR");
+    value = got[KD_E_ADDR];
     KD_PUT(v, "SERVER_ADDR", value ? value : sv_2mortal(newSVpvs("127.0.0.1")));
-    KD_PUT(v, "REQUEST_METHOD", KD_FETCH(env, "REQUEST_METHOD"));
+    KD_PUT(v, "REQUEST_METHOD", got[KD_E_METHOD]);
     KD_PUT(v, "REQUEST_SCHEME", scheme);
-    KD_PUT(v, "REQUEST_URI", KD_FETCH(env, "REQUEST_URI"));
-    value = KD_FETCH(env, "QUERY_STRING");
+    KD_PUT(v, "REQUEST_URI", got[KD_E_URI]);
+    value = got[KD_E_QUERY];
     KD_PUT(v, "QUERY_STRING", value ? value : sv_2mortal(newSVpvs("")));
-    KD_PUT(v, "REMOTE_ADDR", KD_FETCH(env, "REMOTE_ADDR"));
-    KD_PUT(v, "REMOTE_PORT", KD_FETCH(env, "REMOTE_PORT"));
+    KD_PUT(v, "REMOTE_ADDR", got[KD_E_REMOTE_ADDR]);
+    KD_PUT(v, "REMOTE_PORT", got[KD_E_REMOTE_PORT]);
     /* the request's id, by mod_unique_id's name */
-    KD_PUT(v, "UNIQUE_ID", KD_FETCH(env, "kamado.request_id"));
+    KD_PUT(v, "UNIQUE_ID", got[KD_E_ID]);
     /* Debian's apache2 has ServerSignature On */
     KD_PUT(v, "SERVER_SIGNATURE", kd_signature(aTHX_ software, host, port, v->kept));
     if (scheme && strEQ(SvPV_nolen(scheme), "https"))
         KD_PUT(v, "HTTPS", sv_2mortal(newSVpvs("on")));
-    value = KD_FETCH(env, "CONTENT_TYPE");
+    value = got[KD_E_TYPE];
     if (value && (SvPV(value, len), len > 0))
         KD_PUT(v, "CONTENT_TYPE", value);
-    value = KD_FETCH(env, "CONTENT_LENGTH");
+    value = got[KD_E_LENGTH];
     if (value && (SvPV(value, len), len > 0))
         KD_PUT(v, "CONTENT_LENGTH", value);
-    /* the request's headers, but those Apache never passes (httpoxy, the
-     * credentials) */
-    kd_walk_begin(aTHX_ &w, env);
-    while ((he = kd_walk_next(aTHX_ &w))) {
-        I32 klen;
-        const char *key = hv_iterkey(he, &klen);
-        SV *val = HeVAL(he);
-        if (klen < 5 || memcmp(key, "HTTP_", 5) != 0 || !SvOK(val))
-            continue;
-        if ((klen == 10 && memEQ(key, "HTTP_PROXY", 10))
-            || (klen == 18 && memEQ(key, "HTTP_AUTHORIZATION", 18))
-            || (klen == 24 && memEQ(key, "HTTP_PROXY_AUTHORIZATION", 24)))
-            continue;
-        kd_vars_put(v, key, klen, KD_WALK_HASH(&w, he), val, 0);
+    /* the request's headers */
+    for (i = 0; i < headers; i++) {
+        struct kd_var *hd = v->var + v->size + i;
+        kd_vars_put(v, hd->key, hd->klen, hd->hash, hd->value, 0);
     }
     /* PassEnv/SetEnv: --cgi-env NAME or NAME=VALUE (an unset NAME removes it) */
     if (set) {
