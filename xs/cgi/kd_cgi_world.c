@@ -60,6 +60,18 @@ kd_std_sync(pTHX_ PerlIO *f, int rewind)
     (void)PerlIO_seek(f, 0, rewind ? SEEK_SET : SEEK_CUR);
 }
 
+/* Whether binmode would leave F as it is: perl's usual :unix:perlio,
+ * neither layer marked :utf8 (its binmode walks the layers, clearing
+ * that mark and popping :crlf, :encoding and :utf8 ones). */
+static int
+kd_std_binary(PerlIO *f)
+{
+    PerlIOl *top = f ? *f : NULL;
+    PerlIOl *below = top ? top->next : NULL;
+    return top && below && !below->next && top->tab == PERLIO_FUNCS_CAST(&PerlIO_perlio)
+        && below->tab == PERLIO_FUNCS_CAST(&PerlIO_unix) && !((top->flags | below->flags) & PERLIO_F_UTF8);
+}
+
 /* Points 0, 1 and 2 at FDS and makes perl's handles on them fit: STDIN's
  * buffered input, of another file, dropped; the position STDOUT and
  * STDERR keep read again (tell(STDOUT), which CGI::Carp asks, must be
@@ -94,8 +106,9 @@ kd_point_std(pTHX_ const int *fds, int reset_layers)
             kd_std_sync(aTHX_ out, 0);
         }
         if (reset_layers) {
-            (void)PerlIO_binmode(aTHX_ f, IoTYPE(io), O_BINARY, NULL);
-            if (out != f)
+            if (!kd_std_binary(f))
+                (void)PerlIO_binmode(aTHX_ f, IoTYPE(io), O_BINARY, NULL);
+            if (out != f && !kd_std_binary(out))
                 (void)PerlIO_binmode(aTHX_ out, IoTYPE(io), O_BINARY, NULL);
         }
     }
