@@ -180,6 +180,8 @@ kd_vars_put(kd_vars *v, const char *key, I32 klen, U32 hash, SV *value, int repl
 }
 
 #define KD_PUT(v, name, value) kd_vars_put((v), "" name "", sizeof(name) - 1, 0, (value), 0)
+/* (NAME as the env's key E, with its hash) */
+#define KD_PUT_AS(v, name, e, value) kd_vars_put((v), "" name "", sizeof(name) - 1, hash[e], (value), 0)
 
 /* A walk over a hash's entries, the table read in place (hv_iternext
  * costs several times more an entry), or through hv_iternext for a tied
@@ -348,18 +350,21 @@ kd_env_key(const char *key, I32 klen)
     return -1;
 }
 
-/* Walks ENV: its keys above in GOT (NULL: absent or undef), its headers
+/* Walks ENV: its keys above in GOT (NULL: absent or undef) and their
+ * hashes in HASH (0: not known; the same names' in the runs' %ENV), its headers
  * (but those Apache never passes: httpoxy, the credentials) in HEADERS;
  * returns how many. */
 static size_t
-kd_env_walk(pTHX_ HV *env, SV **got, struct kd_var *headers)
+kd_env_walk(pTHX_ HV *env, SV **got, U32 *hash, struct kd_var *headers)
 {
     kd_walk w;
     HE *he;
     size_t n = 0;
     int j;
-    for (j = 0; j < KD_E_COUNT; j++)
+    for (j = 0; j < KD_E_COUNT; j++) {
         got[j] = NULL;
+        hash[j] = 0;
+    }
     if (SvRMAGICAL(env))
         for (j = 0; j < KD_E_COUNT; j++)
             got[j] = kd_env_fetch(aTHX_ env, kd_env_keys[j].name, kd_env_keys[j].len);
@@ -369,8 +374,10 @@ kd_env_walk(pTHX_ HV *env, SV **got, struct kd_var *headers)
         const char *key = hv_iterkey(he, &klen);
         SV *val = HeVAL(he);
         if (klen < 5 || memcmp(key, "HTTP_", 5) != 0) {
-            if (!w.tied && (j = kd_env_key(key, klen)) >= 0)
+            if (!w.tied && (j = kd_env_key(key, klen)) >= 0) {
                 got[j] = SvOK(val) ? val : NULL;
+                hash[j] = KD_WALK_HASH(&w, he);
+            }
             continue;
         }
         if (!SvOK(val))
@@ -396,6 +403,7 @@ kd_request_vars(pTHX_ HV *env, HV *fixed, kd_vars *v)
     HV *set = kd_fixed_part(aTHX_ fixed, "set", 3, SVt_PVHV);
     AV *unset = (AV *)kd_fixed_part(aTHX_ fixed, "unset", 5, SVt_PVAV);
     SV *host_sv, *port, *scheme, *software, *value, *host = NULL, *got[KD_E_COUNT];
+    U32 hash[KD_E_COUNT];
     HE *he;
     kd_walk w;
     STRLEN len;
@@ -407,7 +415,7 @@ kd_request_vars(pTHX_ HV *env, HV *fixed, kd_vars *v)
     v->size = (vars ? HvUSEDKEYS(vars) : 0) + 20 + HvUSEDKEYS(env) + (set ? HvUSEDKEYS(set) : 0);
     /* (the headers found first, after the list's room) */
     v->var = (struct kd_var *)SvGROW(v->buffer, (v->size + HvUSEDKEYS(env)) * sizeof *v->var);
-    headers = kd_env_walk(aTHX_ env, got, v->var + v->size);
+    headers = kd_env_walk(aTHX_ env, got, hash, v->var + v->size);
     software = vars ? KD_FETCH(vars, "SERVER_SOFTWARE") : NULL;
     if (vars) {
         kd_walk_begin(aTHX_ &w, vars);
@@ -435,18 +443,18 @@ kd_request_vars(pTHX_ HV *env, HV *fixed, kd_vars *v)
     }
     port = got[KD_E_SERVER_PORT];
     scheme = got[KD_E_SCHEME];
-    KD_PUT(v, "SERVER_PROTOCOL", got[KD_E_PROTOCOL]);
-    KD_PUT(v, "SERVER_NAME", host);
-    KD_PUT(v, "SERVER_PORT", port);
+    KD_PUT_AS(v, "SERVER_PROTOCOL", KD_E_PROTOCOL, got[KD_E_PROTOCOL]);
+    KD_PUT_AS(v, "SERVER_NAME", KD_E_SERVER_NAME, host);
+    KD_PUT_AS(v, "SERVER_PORT", KD_E_SERVER_PORT, port);
     value = got[KD_E_ADDR];
-    KD_PUT(v, "SERVER_ADDR", value ? value : sv_2mortal(newSVpvs("127.0.0.1")));
-    KD_PUT(v, "REQUEST_METHOD", got[KD_E_METHOD]);
+    KD_PUT_AS(v, "SERVER_ADDR", KD_E_ADDR, value ? value : sv_2mortal(newSVpvs("127.0.0.1")));
+    KD_PUT_AS(v, "REQUEST_METHOD", KD_E_METHOD, got[KD_E_METHOD]);
     KD_PUT(v, "REQUEST_SCHEME", scheme);
-    KD_PUT(v, "REQUEST_URI", got[KD_E_URI]);
+    KD_PUT_AS(v, "REQUEST_URI", KD_E_URI, got[KD_E_URI]);
     value = got[KD_E_QUERY];
-    KD_PUT(v, "QUERY_STRING", value ? value : sv_2mortal(newSVpvs("")));
-    KD_PUT(v, "REMOTE_ADDR", got[KD_E_REMOTE_ADDR]);
-    KD_PUT(v, "REMOTE_PORT", got[KD_E_REMOTE_PORT]);
+    KD_PUT_AS(v, "QUERY_STRING", KD_E_QUERY, value ? value : sv_2mortal(newSVpvs("")));
+    KD_PUT_AS(v, "REMOTE_ADDR", KD_E_REMOTE_ADDR, got[KD_E_REMOTE_ADDR]);
+    KD_PUT_AS(v, "REMOTE_PORT", KD_E_REMOTE_PORT, got[KD_E_REMOTE_PORT]);
     /* the request's id, by mod_unique_id's name */
     KD_PUT(v, "UNIQUE_ID", got[KD_E_ID]);
     /* Debian's apache2 has ServerSignature On */
@@ -455,10 +463,10 @@ kd_request_vars(pTHX_ HV *env, HV *fixed, kd_vars *v)
         KD_PUT(v, "HTTPS", sv_2mortal(newSVpvs("on")));
     value = got[KD_E_TYPE];
     if (value && (SvPV(value, len), len > 0))
-        KD_PUT(v, "CONTENT_TYPE", value);
+        KD_PUT_AS(v, "CONTENT_TYPE", KD_E_TYPE, value);
     value = got[KD_E_LENGTH];
     if (value && (SvPV(value, len), len > 0))
-        KD_PUT(v, "CONTENT_LENGTH", value);
+        KD_PUT_AS(v, "CONTENT_LENGTH", KD_E_LENGTH, value);
     /* the request's headers */
     for (i = 0; i < headers; i++) {
         struct kd_var *hd = v->var + v->size + i;
