@@ -301,14 +301,18 @@ sub _run {
     # (a die, as perl reports one: on STDERR, so in the log; the
     # server's own stop is the server's to log)
     print STDERR $@ if !$ok && !$exited && !$timed_out;
-    local $? = $Kamado::CGI::InProcess::Overrides::EXIT_CODE // ($ok || $exited ? 0 : 255);
-    for my $end ($s->{end}->@*) {
-        KAMADO_CGI_SCRIPT: {
-            eval { $end->(); 1 } or ref $@ or print STDERR $@;
+    # the END blocks, then PersistentPerl's register_cleanup and perlrun's
+    # shutdown handlers, see the exit status in $? (localizing $?, magic,
+    # is not free: only when there are some)
+    if ($s->{end}->@* || $Kamado::CGI::InProcess::Persistent::PENDING) {
+        local $? = $Kamado::CGI::InProcess::Overrides::EXIT_CODE // ($ok || $exited ? 0 : 255);
+        for my $end ($s->{end}->@*) {
+            KAMADO_CGI_SCRIPT: {
+                eval { $end->(); 1 } or ref $@ or print STDERR $@;
+            }
         }
+        Kamado::CGI::InProcess::Persistent::end_run() if $Kamado::CGI::InProcess::Persistent::PENDING;
     }
-    # (PersistentPerl's register_cleanup, and perlrun's shutdown handlers)
-    Kamado::CGI::InProcess::Persistent::end_run() if $Kamado::CGI::InProcess::Persistent::PENDING;
     # the package variables as the script compiled them: what the run
     # left in them (objects, locks, open files) goes now, as at the end
     # of a CGI process, and the next run starts from where CGI starts
