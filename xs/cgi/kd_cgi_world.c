@@ -18,6 +18,7 @@ static SV *kd_read_range(pTHX_ int fd, off_t offset, off_t end);
 static struct {
     int active;
     int saved[3];      /* the worker's 0, 1 and 2, dup'd */
+    off_t pos[3];      /* where perl's handles on them were (-1: not known) */
     int autoflush;     /* the worker's $| on STDOUT */
 } std_swap;
 
@@ -35,19 +36,22 @@ kd_std_gv(pTHX_ int n)
 
 /* Perl's handle F after dup2 put another file on its descriptor: what it
  * kept of the old file (buffered input, end of file) forgotten, its
- * position read from the new one (REWIND: set to 0 first). Where F is
- * perl's usual :unix:perlio with nothing left to write, this is done in
- * place with one lseek, where PerlIO_seek takes two (it seeks, then asks
- * where it is): 12 system calls a run became 6. */
-static void
-kd_std_sync(pTHX_ PerlIO *f, int rewind)
+ * position read from the new one (REWIND: set to 0 first), or POS where
+ * it is known (-1: not known). Where F is perl's usual :unix:perlio
+ * with nothing left to write, this is done in place with one lseek (none
+ * for a known position), where PerlIO_seek takes two (it seeks, then
+ * asks where it is). Returns the position it had before (-1: not
+ * known). */
+static off_t
+kd_std_sync(pTHX_ PerlIO *f, int rewind, off_t known)
 {
     PerlIOl *top = f ? *f : NULL;
     PerlIOl *below = top ? top->next : NULL;
     if (top && below && top->tab == PERLIO_FUNCS_CAST(&PerlIO_perlio) && below->tab == PERLIO_FUNCS_CAST(&PerlIO_unix)
         && !(top->flags & PERLIO_F_WRBUF)) {
         PerlIOBuf *b = PerlIOSelf(f, PerlIOBuf);
-        off_t pos = lseek(PerlIO_fileno(f), 0, rewind ? SEEK_SET : SEEK_CUR);
+        off_t was = b->posn;
+        off_t pos = known >= 0 ? known : lseek(PerlIO_fileno(f), 0, rewind ? SEEK_SET : SEEK_CUR);
         if (b->buf)
             b->ptr = b->end = b->buf;
         top->flags &= ~(PERLIO_F_RDBUF | PERLIO_F_EOF);
@@ -55,9 +59,10 @@ kd_std_sync(pTHX_ PerlIO *f, int rewind)
         /* (a pipe has no position: left as it was, as PerlIO_seek leaves it) */
         if (pos >= 0)
             b->posn = pos;
-        return;
+        return was;
     }
     (void)PerlIO_seek(f, 0, rewind ? SEEK_SET : SEEK_CUR);
+    return -1;
 }
 
 /* Whether binmode would leave F as it is: perl's usual :unix:perlio,
@@ -74,16 +79,18 @@ kd_std_binary(PerlIO *f)
 
 /* Points 0, 1 and 2 at FDS and makes perl's handles on them fit: STDIN's
  * buffered input, of another file, dropped; the position STDOUT and
- * STDERR keep read again (tell(STDOUT), which CGI::Carp asks, must be
- * this file's); with RESET_LAYERS, a script's binmode undone. Returns a
- * bit for each handle that is closed: the caller opens it again on its
- * descriptor. */
+ * STDERR keep set to the new file's (tell(STDOUT), which CGI::Carp
+ * asks, must be this file's): POS[n] where known (-1: read from the
+ * file), their old ones noted in WAS (-1: not known); with RESET_LAYERS,
+ * a script's binmode undone. Returns a bit for each handle that is
+ * closed: the caller opens it again on its descriptor. */
 static int
-kd_point_std(pTHX_ const int *fds, int reset_layers)
+kd_point_std(pTHX_ const int *fds, int reset_layers, const off_t *pos, off_t *was)
 {
     int n, closed = 0;
     for (n = 0; n < 3; n++) {
         GV *gv = kd_std_gv(aTHX_ n);
+        was[n] = -1;
         IO *io = gv ? GvIO(gv) : NULL;
         PerlIO *f = io ? IoIFP(io) : NULL;
         PerlIO *out = io && IoOFP(io) ? IoOFP(io) : f;
@@ -98,12 +105,12 @@ kd_point_std(pTHX_ const int *fds, int reset_layers)
             continue;
         }
         if (n == 0) {
-            kd_std_sync(aTHX_ f, 1);
+            (void)kd_std_sync(aTHX_ f, 1, -1);
             /* (as perl's seek: $. and the "<FH> line N" of warnings are
              * STDIN's, not those of the file the worker read last) */
             PL_last_in_gv = gv;
         } else {
-            kd_std_sync(aTHX_ out, 0);
+            was[n] = kd_std_sync(aTHX_ out, 0, pos[n]);
         }
         if (reset_layers) {
             if (!kd_std_binary(f))
@@ -126,12 +133,16 @@ static int
 kd_stdio_leave(pTHX)
 {
     int n, closed;
+    off_t was[3];
     IO *io;
     if (!std_swap.active)
         return 0;
     /* the script's last output, as perl would flush it at exit */
     PerlIO_flush((PerlIO *)NULL);
-    closed = kd_point_std(aTHX_ std_swap.saved, 1);
+    /* (the worker's STDOUT and STDERR where they were: what else wrote
+     * to their files meanwhile moves them no more than between two of
+     * the worker's own writes) */
+    closed = kd_point_std(aTHX_ std_swap.saved, 1, std_swap.pos, was);
     for (n = 0; n < 3; n++)
         close(std_swap.saved[n]);
     io = kd_stdout_io(aTHX);
@@ -142,7 +153,7 @@ kd_stdio_leave(pTHX)
 }
 
 static int
-kd_stdio_enter(pTHX_ int in_fd, int out_fd, int err_fd)
+kd_stdio_enter(pTHX_ int in_fd, int out_fd, int err_fd, const off_t *pos)
 {
     int fds[3], n;
     IO *io;
@@ -166,7 +177,7 @@ kd_stdio_enter(pTHX_ int in_fd, int out_fd, int err_fd)
     fds[0] = in_fd;
     fds[1] = out_fd;
     fds[2] = err_fd;
-    return kd_point_std(aTHX_ fds, 0);
+    return kd_point_std(aTHX_ fds, 0, pos, std_swap.pos);
 }
 
 /* A run's `my` scalars as a new process has them. At the end of a call
@@ -441,6 +452,7 @@ static int kd_world_enter(pTHX_ int in_fd, int out_fd, int err_fd, HV *env, HV *
                           SV *script, SV *line_ends, int warnings, IV max_err)
 {
     int i, closed;
+    off_t pos[3] = { -1, -1, -1 };
     SV *program = kd_program_sv(aTHX);
     /* the output and error files made ready first (kd_output_begin: it
      * may croak, before anything is changed) */
@@ -448,6 +460,9 @@ static int kd_world_enter(pTHX_ int in_fd, int out_fd, int err_fd, HV *env, HV *
     if (max_err >= 0) {
         world.err_start = kd_output_begin(out_fd, err_fd, max_err);
         world.err_fd = err_fd;
+        /* (the output file at its start, the error file at its end) */
+        pos[1] = 0;
+        pos[2] = (off_t)world.err_start;
     }
     /* the worker's, noted (kept as they are when a run died before its
      * world_leave: what is noted is still the worker's) */
@@ -482,7 +497,7 @@ static int kd_world_enter(pTHX_ int in_fd, int out_fd, int err_fd, HV *env, HV *
     kd_specials_enter(aTHX_ line_ends);
     kd_run_vars_enter(aTHX_ warnings);
     world.active = 1;
-    closed = kd_stdio_enter(aTHX_ in_fd, out_fd, err_fd);
+    closed = kd_stdio_enter(aTHX_ in_fd, out_fd, err_fd, pos);
     kd_env_enter(aTHX_ env, fixed);
     world.tz = hv_exists(GvHVn(PL_envgv), "TZ", 2);
     kd_locale_enter(aTHX_ GvHV(PL_envgv));
