@@ -53,7 +53,9 @@ CODE:
      * @INC (kd_specials_enter, $\ LINE_ENDS), $^W WARNINGS, $^T, @ARGV and
      * $_ (kd_run_vars_enter); the worker's signal handlers,
      * umask and selected handle noted, for world_leave; with MAX_ERR,
-     * the output and error files made ready first, as output_begin.
+     * the output and error files made ready first (kd_output_begin: the
+     * output at its start, the errors appended to what earlier runs left,
+     * emptied past MAX_ERR bytes).
      * Returns the bits of the closed standard handles (kd_point_std). */
     RETVAL = kd_world_enter(aTHX_ in_fd, out_fd, err_fd, env, fixed, dir, script, line_ends, warnings, max_err);
 OUTPUT:
@@ -134,31 +136,11 @@ CODE:
     PL_srand_called = TRUE;
 }
 
-IV
-output_begin(int out_fd, int err_fd, IV max_err)
-CODE:
-    /* The files collecting a run's output and errors, made ready: the
-     * output at its start (scripts look at tell(STDOUT)), the errors appended
-     * to what earlier runs left (emptied past MAX_ERR bytes). Returns
-     * where this run's errors start. */
-    RETVAL = kd_output_begin(out_fd, err_fd, max_err);
-OUTPUT:
-    RETVAL
-
-SV *
-read_from(int fd, IV offset)
-CODE:
-    /* What file FD holds from OFFSET to its end (pread: the descriptor's
-     * position, shared with the script's STDOUT or STDERR, stays). */
-    RETVAL = kd_read_range(aTHX_ fd, (off_t)offset, -1);
-OUTPUT:
-    RETVAL
-
 SV *
 read_output(int out_fd)
 CODE:
     /* What the run wrote to the output file OUT_FD (made ready by
-     * output_begin): up to the position the script's STDOUT and its
+     * world_enter): up to the position the script's STDOUT and its
      * children share. */
     RETVAL = kd_read_output(aTHX_ out_fd);
 OUTPUT:

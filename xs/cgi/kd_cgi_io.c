@@ -9,9 +9,13 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
-/* See output_begin in xs/CGIInProcessWorld.xsh. The output file is not emptied for
- * each run: a run's output is what lies before the file's position when
- * it ends (the script and the children it starts share that position),
+/* kd_output_begin (world_enter): the files collecting a run's output and
+ * errors, made ready: the output at its start (scripts look at
+ * tell(STDOUT)), the errors appended to what earlier runs left (emptied
+ * past MAX_ERR bytes); returns where this run's errors start. The output
+ * file is not emptied for each run: a run's output is what lies before
+ * the file's position when it ends (the script and the children it
+ * starts share that position),
  * and what earlier runs left past it is not read. Emptying it would give
  * its page back and make the next write take a new one, so it is emptied
  * only after a long output. */

@@ -146,7 +146,7 @@ sub _compile_and_run {
     # selected handle noted: in XS, one call each way; and the C
     # library's zone when the run had a TZ, put back)
     # (#! -l sets $\, -w $^W, for the compile and the run; the output
-    # and error files made ready first, as output_begin)
+    # and error files made ready first)
     my $closed = Kamado::CGI::InProcess::World::world_enter(
         fileno $in, fileno $keep->{out}, fileno $keep->{err}, $env, $args->{fixed},
         $s->{dir}, $file, $s->{line_ends}, $s->{warnings}, MAX_KEPT

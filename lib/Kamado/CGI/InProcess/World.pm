@@ -20,16 +20,15 @@ use Kamado ();    # (the XS below)
 # In XS, in this package:
 #   world_enter(IN_FD, OUT_FD, ERR_FD, ENV, FIXED, DIR, SCRIPT, LINE_ENDS,
 #       WARNINGS, MAX_ERR) -> the bits of the standard handles that were
-#       closed (with MAX_ERR, the output and error files made ready first,
-#       as output_begin does)
+#       closed (with MAX_ERR, the output and error files made ready first:
+#       the output at its start, the errors after what earlier runs left)
 #   world_leave(CWD) -> (those bits, what the run wrote to its error file
 #       or undef, then name => handler of each signal handler the run
 #       changed, for %SIG)
 #   signal_state() and changed_signals(STATE): the handlers, and which changed
 #   new_page(FORMAT, GLOB, TOP, GLOB): STDOUT's format page as a new process has it
 #   fresh_seed(FD): srand with four bytes of FD (the random file below)
-#   output_begin(OUT_FD, ERR_FD, MAX_ERR), read_from(FD, OFFSET),
-#   read_output(OUT_FD): the output and error files of a run
+#   read_output(OUT_FD): what a run wrote to its output file
 #   flush_all(): every handle's buffer written
 
 # files() -> { out, err (the files that collect a run's output and
