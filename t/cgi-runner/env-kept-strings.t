@@ -38,8 +38,10 @@ for my $mode (qw(registry perlrun)) {
         );
         for my $ask (@asks) {
             my ($x, $q) = @$ask;
-            my $raw = raw_request($server,
-                "GET /cgi-bin/env.cgi?$q HTTP/1.1\r\nHost: x\r\nX-Test: $x\r\nConnection: close\r\n\r\n");
+            my $raw = raw_request(
+                $server,
+                "GET /cgi-bin/env.cgi?$q HTTP/1.1\r\nHost: x\r\nX-Test: $x\r\nConnection: close\r\n\r\n"
+            );
             my $res = parse_response($raw) // { status => 0, body => '' };
             is $res->{body}, "same\nX=$x\nQ=$q\nNEW=none\n",
                 "X-Test $x, ?$q: the C environment is %ENV, this request's";

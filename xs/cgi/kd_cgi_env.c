@@ -37,8 +37,7 @@ extern char **environ;
  * array to add one): the strings of ours still in NOW are kept for the
  * next run, those not there are forgotten (perl freed them), perl's own
  * are freed, and so is NOW unless it is still our array. */
-static void
-kd_env_sort_out(char **now)
+static void kd_env_sort_out(char **now)
 {
     size_t i, j, n;
     for (n = 0; now[n]; n++) {
@@ -114,7 +113,12 @@ kd_env_leave(pTHX)
  * (kd_env_enter). In C, as it runs for every CGI request. */
 typedef struct {
     size_t count, size;
-    struct kd_var { const char *key; I32 klen; U32 hash; SV *value; } *var;    /* in buffer's string; hash: 0 if not known */
+    struct kd_var {
+        const char *key;
+        I32 klen;
+        U32 hash;
+        SV *value;
+    } * var; /* in buffer's string; hash: 0 if not known */
     SV *buffer;
     int kept;
 } kd_vars;
@@ -155,8 +159,7 @@ kd_env_fetch(pTHX_ HV *hv, const char *key, I32 klen)
 #define KD_FETCH(hv, key) kd_env_fetch(aTHX_ (hv), "" key "", sizeof(key) - 1)
 
 /* Adds NAME (unless VALUE is NULL); with REPLACE, over one of that name. */
-static void
-kd_vars_put(kd_vars *v, const char *key, I32 klen, U32 hash, SV *value, int replace)
+static void kd_vars_put(kd_vars *v, const char *key, I32 klen, U32 hash, SV *value, int replace)
 {
     size_t i;
     if (replace)
@@ -165,8 +168,7 @@ kd_vars_put(kd_vars *v, const char *key, I32 klen, U32 hash, SV *value, int repl
                 if (value) {
                     v->var[i].value = value;
                     v->var[i].hash = hash;
-                }
-                else
+                } else
                     v->var[i] = v->var[--v->count];
                 return;
             }
@@ -179,7 +181,7 @@ kd_vars_put(kd_vars *v, const char *key, I32 klen, U32 hash, SV *value, int repl
     v->count++;
 }
 
-#define KD_PUT(v, name, value) kd_vars_put((v), "" name "", sizeof(name) - 1, 0, (value), 0)
+#define KD_PUT(v, name, value)       kd_vars_put((v), "" name "", sizeof(name) - 1, 0, (value), 0)
 /* (NAME as the env's key E, with its hash) */
 #define KD_PUT_AS(v, name, e, value) kd_vars_put((v), "" name "", sizeof(name) - 1, hash[e], (value), 0)
 
@@ -193,8 +195,7 @@ typedef struct {
     int tied;
 } kd_walk;
 
-static void
-kd_walk_begin(pTHX_ kd_walk *w, HV *hv)
+static void kd_walk_begin(pTHX_ kd_walk *w, HV *hv)
 {
     w->hv = hv;
     w->bucket = 0;
@@ -204,8 +205,7 @@ kd_walk_begin(pTHX_ kd_walk *w, HV *hv)
         hv_iterinit(hv);
 }
 
-static HE *
-kd_walk_next(pTHX_ kd_walk *w)
+static HE *kd_walk_next(pTHX_ kd_walk *w)
 {
     HE **array = HvARRAY(w->hv);
     HE *he;
@@ -299,27 +299,39 @@ static SV *kd_signature(pTHX_ SV *software, SV *host, SV *port, int keep)
  * over the env (its headers being there too), rather than looked up one
  * by one */
 enum {
-    KD_E_HOST, KD_E_SERVER_NAME, KD_E_SERVER_PORT, KD_E_SCHEME, KD_E_PROTOCOL, KD_E_ADDR, KD_E_METHOD,
-    KD_E_URI, KD_E_QUERY, KD_E_REMOTE_ADDR, KD_E_REMOTE_PORT, KD_E_ID, KD_E_TYPE, KD_E_LENGTH, KD_E_COUNT
+    KD_E_HOST,
+    KD_E_SERVER_NAME,
+    KD_E_SERVER_PORT,
+    KD_E_SCHEME,
+    KD_E_PROTOCOL,
+    KD_E_ADDR,
+    KD_E_METHOD,
+    KD_E_URI,
+    KD_E_QUERY,
+    KD_E_REMOTE_ADDR,
+    KD_E_REMOTE_PORT,
+    KD_E_ID,
+    KD_E_TYPE,
+    KD_E_LENGTH,
+    KD_E_COUNT
 };
 static const struct {
     const char *name;
     I32 len;
 } kd_env_keys[KD_E_COUNT] = {
-    { "HTTP_HOST", 9 },        { "SERVER_NAME", 11 },    { "SERVER_PORT", 11 },  { "psgi.url_scheme", 15 },
-    { "SERVER_PROTOCOL", 15 }, { "SERVER_ADDR", 11 },    { "REQUEST_METHOD", 14 }, { "REQUEST_URI", 11 },
-    { "QUERY_STRING", 12 },    { "REMOTE_ADDR", 11 },    { "REMOTE_PORT", 11 },  { "kamado.request_id", 17 },
-    { "CONTENT_TYPE", 12 },    { "CONTENT_LENGTH", 14 },
+    {"HTTP_HOST", 9},        {"SERVER_NAME", 11},    {"SERVER_PORT", 11},    {"psgi.url_scheme", 15},
+    {"SERVER_PROTOCOL", 15}, {"SERVER_ADDR", 11},    {"REQUEST_METHOD", 14}, {"REQUEST_URI", 11},
+    {"QUERY_STRING", 12},    {"REMOTE_ADDR", 11},    {"REMOTE_PORT", 11},    {"kamado.request_id", 17},
+    {"CONTENT_TYPE", 12},    {"CONTENT_LENGTH", 14},
 };
 
 /* Which of kd_env_keys KEY is (but HTTP_HOST), or -1: by its length,
  * then compared with names of that length (at a constant length, the
  * compiler's compares in place) */
-static int
-kd_env_key(const char *key, I32 klen)
+static int kd_env_key(const char *key, I32 klen)
 {
-#define KD_IS(name, e) \
-    if (memEQ(key, name, sizeof(name) - 1)) \
+#define KD_IS(name, e)                                                                                       \
+    if (memEQ(key, name, sizeof(name) - 1))                                                                  \
         return e;
     switch (klen) {
     case 11:
@@ -354,8 +366,7 @@ kd_env_key(const char *key, I32 klen)
  * hashes in HASH (0: not known; the same names' in the runs' %ENV), its headers
  * (but those Apache never passes: httpoxy, the credentials) in HEADERS;
  * returns how many. */
-static size_t
-kd_env_walk(pTHX_ HV *env, SV **got, U32 *hash, struct kd_var *headers)
+static size_t kd_env_walk(pTHX_ HV *env, SV **got, U32 *hash, struct kd_var *headers)
 {
     kd_walk w;
     HE *he;
@@ -368,8 +379,8 @@ kd_env_walk(pTHX_ HV *env, SV **got, U32 *hash, struct kd_var *headers)
     if (SvRMAGICAL(env))
         for (j = 0; j < KD_E_COUNT; j++)
             got[j] = kd_env_fetch(aTHX_ env, kd_env_keys[j].name, kd_env_keys[j].len);
-    kd_walk_begin(aTHX_ &w, env);
-    while ((he = kd_walk_next(aTHX_ &w))) {
+    kd_walk_begin(aTHX_ & w, env);
+    while ((he = kd_walk_next(aTHX_ & w))) {
         I32 klen;
         const char *key = hv_iterkey(he, &klen);
         SV *val = HeVAL(he);
@@ -384,8 +395,9 @@ kd_env_walk(pTHX_ HV *env, SV **got, U32 *hash, struct kd_var *headers)
             continue;
         if (klen == 9 && memEQ(key, "HTTP_HOST", 9) && !w.tied)
             got[KD_E_HOST] = val;
-        if ((klen == 10 && memEQ(key, "HTTP_PROXY", 10)) || (klen == 18 && memEQ(key, "HTTP_AUTHORIZATION", 18))
-            || (klen == 24 && memEQ(key, "HTTP_PROXY_AUTHORIZATION", 24)))
+        if ((klen == 10 && memEQ(key, "HTTP_PROXY", 10)) ||
+            (klen == 18 && memEQ(key, "HTTP_AUTHORIZATION", 18)) ||
+            (klen == 24 && memEQ(key, "HTTP_PROXY_AUTHORIZATION", 24)))
             continue;
         headers[n].key = key;
         headers[n].klen = klen;
@@ -418,8 +430,8 @@ kd_request_vars(pTHX_ HV *env, HV *fixed, kd_vars *v)
     headers = kd_env_walk(aTHX_ env, got, hash, v->var + v->size);
     software = vars ? KD_FETCH(vars, "SERVER_SOFTWARE") : NULL;
     if (vars) {
-        kd_walk_begin(aTHX_ &w, vars);
-        while ((he = kd_walk_next(aTHX_ &w))) {
+        kd_walk_begin(aTHX_ & w, vars);
+        while ((he = kd_walk_next(aTHX_ & w))) {
             I32 klen;
             const char *key = hv_iterkey(he, &klen);
             kd_vars_put(v, key, klen, KD_WALK_HASH(&w, he), SvOK(HeVAL(he)) ? HeVAL(he) : NULL, 0);
@@ -474,8 +486,8 @@ kd_request_vars(pTHX_ HV *env, HV *fixed, kd_vars *v)
     }
     /* PassEnv/SetEnv: --cgi-env NAME or NAME=VALUE (an unset NAME removes it) */
     if (set) {
-        kd_walk_begin(aTHX_ &w, set);
-        while ((he = kd_walk_next(aTHX_ &w))) {
+        kd_walk_begin(aTHX_ & w, set);
+        while ((he = kd_walk_next(aTHX_ & w))) {
             I32 klen;
             const char *key = hv_iterkey(he, &klen);
             kd_vars_put(v, key, klen, KD_WALK_HASH(&w, he), HeVAL(he), 1);
@@ -593,8 +605,8 @@ kd_env_enter(pTHX_ HV *env, HV *fixed)
         }
         mg->mg_private = stamp;
         entry = env_swap.strings[i];
-        if (!entry || env_swap.lengths[i] != (size_t)klen + 1 + vlen || memNE(entry, key, klen) || entry[klen] != '='
-            || memNE(entry + klen + 1, val, vlen)) {
+        if (!entry || env_swap.lengths[i] != (size_t)klen + 1 + vlen || memNE(entry, key, klen) ||
+            entry[klen] != '=' || memNE(entry + klen + 1, val, vlen)) {
             safesysfree(entry);
             entry = (char *)safesysmalloc(klen + vlen + 2);
             Copy(key, entry, klen, char);

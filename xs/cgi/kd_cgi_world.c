@@ -42,8 +42,7 @@ kd_std_gv(pTHX_ int n)
  * for a known position), where PerlIO_seek takes two (it seeks, then
  * asks where it is). Returns the position it had before (-1: not
  * known). */
-static off_t
-kd_std_sync(pTHX_ PerlIO *f, int rewind, off_t known)
+static off_t kd_std_sync(pTHX_ PerlIO *f, int rewind, off_t known)
 {
     PerlIOl *top = f ? *f : NULL;
     PerlIOl *below = top ? top->next : NULL;
@@ -68,13 +67,12 @@ kd_std_sync(pTHX_ PerlIO *f, int rewind, off_t known)
 /* Whether binmode would leave F as it is: perl's usual :unix:perlio,
  * neither layer marked :utf8 (its binmode walks the layers, clearing
  * that mark and popping :crlf, :encoding and :utf8 ones). */
-static int
-kd_std_binary(PerlIO *f)
+static int kd_std_binary(PerlIO *f)
 {
     PerlIOl *top = f ? *f : NULL;
     PerlIOl *below = top ? top->next : NULL;
-    return top && below && !below->next && top->tab == PERLIO_FUNCS_CAST(&PerlIO_perlio)
-        && below->tab == PERLIO_FUNCS_CAST(&PerlIO_unix) && !((top->flags | below->flags) & PERLIO_F_UTF8);
+    return top && below && !below->next && top->tab == PERLIO_FUNCS_CAST(&PerlIO_perlio) &&
+           below->tab == PERLIO_FUNCS_CAST(&PerlIO_unix) && !((top->flags | below->flags) & PERLIO_F_UTF8);
 }
 
 /* Points 0, 1 and 2 at FDS and makes perl's handles on them fit: STDIN's
@@ -84,8 +82,7 @@ kd_std_binary(PerlIO *f)
  * file), their old ones noted in WAS (-1: not known); with RESET_LAYERS,
  * a script's binmode undone. Returns a bit for each handle that is
  * closed: the caller opens it again on its descriptor. */
-static int
-kd_point_std(pTHX_ const int *fds, int reset_layers, const off_t *pos, off_t *was)
+static int kd_point_std(pTHX_ const int *fds, int reset_layers, const off_t *pos, off_t *was)
 {
     int n, closed = 0;
     for (n = 0; n < 3; n++) {
@@ -152,8 +149,7 @@ kd_stdio_leave(pTHX)
     return closed;
 }
 
-static int
-kd_stdio_enter(pTHX_ int in_fd, int out_fd, int err_fd, const off_t *pos)
+static int kd_stdio_enter(pTHX_ int in_fd, int out_fd, int err_fd, const off_t *pos)
 {
     int fds[3], n;
     IO *io;
@@ -452,7 +448,7 @@ static int kd_world_enter(pTHX_ int in_fd, int out_fd, int err_fd, HV *env, HV *
                           SV *script, SV *line_ends, int warnings, IV max_err)
 {
     int i, closed;
-    off_t pos[3] = { -1, -1, -1 };
+    off_t pos[3] = {-1, -1, -1};
     SV *program = kd_program_sv(aTHX);
     /* the output and error files made ready first (kd_output_begin: it
      * may croak, before anything is changed) */

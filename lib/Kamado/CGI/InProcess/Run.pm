@@ -307,7 +307,7 @@ sub _run {
     if ($s->{end}->@* || $Kamado::CGI::InProcess::Persistent::PENDING) {
         local $? = $Kamado::CGI::InProcess::Overrides::EXIT_CODE // ($ok || $exited ? 0 : 255);
         for my $end ($s->{end}->@*) {
-            KAMADO_CGI_SCRIPT: {
+        KAMADO_CGI_SCRIPT: {
                 eval { $end->(); 1 } or ref $@ or print STDERR $@;
             }
         }
