@@ -21,7 +21,7 @@ sub {
         # many small pieces, as Perl allocates them
         my @state = map { 'y' x 200 } 1 .. 300;
         $w->write("data: start\n\n");
-        my $t; $t = AE::timer 1, 0, sub { undef $t; @state = (); $w->write("data: end\n\n"); $w->close };
+        my $t; $t = AE::timer 2, 0, sub { undef $t; @state = (); $w->write("data: end\n\n"); $w->close };
     };
 }
 APP
