@@ -43,7 +43,7 @@ for my $spec ('PORT', ':PORT') {
     ok eventually(sub {
         my $c = IO::Socket::UNIX->new(Peer => $path) or return 0;
         syswrite $c, "GET /status.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
-        $res = parse_response(read_until_close($c));
+        $res = parse_response((read_until_close($c))[0]);
         $res && $res->{status} == 200;
     }), 'a unix socket path: /status.json answers there';
     is scalar @{ JSON::PP->new->decode($res->{body})->{workers} }, 1, 'one worker in it';
