@@ -193,6 +193,12 @@ Registers CODE for EVENT; returns CODE. Dies for an event other than
 C<worker_start> and C<worker_exit>, or a CODE that is not a code
 reference.
 
+Register once, where the module loads or in C<--worker-init>, not in
+the app's request code: each call adds CODE again, and a sub registered
+at every request is kept (and run at the worker's exit) once per
+request. A request that needs a handler at exit can register it once
+and note the request's data where that handler finds it.
+
 =item off(EVENT => CODE)
 
 CODE no longer runs at EVENT.
