@@ -102,6 +102,12 @@ int kd_stream_begin(kd_loop *l, kd_conn *c)
     if (c->stream.on)
         return 0;
     c->stream.on = 1;
+    /* A stream may last minutes: its read buffer goes back to the pool
+     * unless a pipelined request or the body's rest is in it (the head's
+     * fields were taken when the request was dispatched). The next read
+     * borrows one again. */
+    if (c->in.pos == c->in.len && !kd_conn_body_unread(c))
+        kd_buf_give(l, c);
     if (stream_watch(l, c) != 0) {
         kd_conn_close(l, c);
         return -1;

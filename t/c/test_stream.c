@@ -115,6 +115,7 @@ int main(void)
     cl = client(&a, "GET /one HTTP/1.1\r\nHost: x\r\n\r\nGET /two HTTP/1.1\r\nHost: x\r\n\r\n");
     ok(poll_loop(l, &c, 5) && c->req.path_len == 4, "a request");
     ok(kd_stream_begin(l, c) == 0 && c->stream.on && l->nserving == 1, "becomes a stream");
+    ok(c->in.buf != NULL && c->in.pos < c->in.len, "the request behind it keeps the read buffer");
     {
         int size = 8192;
         setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
@@ -172,6 +173,7 @@ int main(void)
     c = c2 = NULL;
     ok(poll_loop(l, &c, 5) && kd_stream_begin(l, c) == 0, "a first stream");
     ok(poll_loop(l, &c2, 5) && kd_stream_begin(l, c2) == 0, "a second");
+    ok(c->in.buf == NULL && c2->in.buf == NULL, "a stream with nothing behind it holds no read buffer");
     {
         const char *req = "GET /c HTTP/1.1\r\nHost: x\r\n\r\n";
         if (write(cl3, req, strlen(req)) != (ssize_t)strlen(req))
