@@ -33,7 +33,9 @@
 #include "xs/cgi/kd_cgi_snapshot.c"
 #include "xs/cgi/kd_cgi_mapping.c"
 #include <sys/prctl.h>
+#ifdef __GLIBC__
 #include <malloc.h>
+#endif
 #include <signal.h>
 #include <time.h>
 #include <pthread.h>
