@@ -20,6 +20,7 @@
 #include <stdarg.h>
 
 #include "tap.h"
+#include "loop_test.h"
 
 #define FILE_SIZE (4 * 1024 * 1024)
 #define OFFSET 1000
@@ -125,7 +126,6 @@ static void streamed(kd_loop *l, int lfd, struct sockaddr_in *a)
 int main(void)
 {
     struct sockaddr_in a;
-    socklen_t al = sizeof a;
     int lfd, client, file, fd_seen;
     kd_loop *l;
     kd_conn *c = NULL;
@@ -137,21 +137,13 @@ int main(void)
                        "GET /stall HTTP/1.1\r\nHost: x\r\n\r\n";
 
     signal(SIGPIPE, SIG_IGN);
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    lfd = socket(AF_INET, SOCK_STREAM, 0);
-    if (!got || lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof a) != 0 || listen(lfd, 8) != 0 ||
-        getsockname(lfd, (struct sockaddr *)&a, &al) != 0 || !(l = kd_loop_new(&lfd, 1))) {
-        printf("Bail out! listener\n");
+    if (!got) {
+        printf("Bail out! malloc\n");
         return 1;
     }
-    /* (a new loop has no limits: the caller's) */
-    l->keepalive_timeout = 75;
-    l->header_timeout = l->read_timeout = l->write_timeout = 30;
-    l->max_keepalive_reqs = 10000;
+    lfd = test_listener(&a, 8);
+    l = test_loop(&lfd);
     l->max_conns = 1000;
-    l->max_body = (int64_t)1 << 30;
     l->min_body_rate = 500;
     l->write_buffer = 1 << 20;
     client = socket(AF_INET, SOCK_STREAM, 0);

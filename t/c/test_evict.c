@@ -14,28 +14,7 @@
 #include <signal.h>
 
 #include "tap.h"
-
-static int dial(const struct sockaddr_in *a, const char *send)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0 || connect(fd, (const struct sockaddr *)a, sizeof *a) != 0 ||
-        write(fd, send, strlen(send)) != (ssize_t)strlen(send)) {
-        printf("Bail out! client\n");
-        exit(1);
-    }
-    return fd;
-}
-
-/* Runs the loop for up to `seconds`: 1 with a request head in *c. */
-static int next_head(kd_loop *l, kd_conn **c, double seconds)
-{
-    double until = kd_now() + seconds;
-    while (kd_now() < until) {
-        if (kd_loop_next(l, 20, c) == 1)
-            return 1;
-    }
-    return 0;
-}
+#include "loop_test.h"
 
 /* Whether the server closed fd: EOF within `seconds`. */
 static int closed(int fd, double seconds)
@@ -48,41 +27,28 @@ static int closed(int fd, double seconds)
 static void run(int evict)
 {
     struct sockaddr_in a;
-    socklen_t al = sizeof a;
     int lfd, slow[3], fast, i;
     kd_loop *l;
     kd_conn *c = NULL;
     const char *half = "GET /slow HTTP/1.1\r\nHost: x\r\n";
 
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    lfd = socket(AF_INET, SOCK_STREAM, 0);
-    if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof a) != 0 || listen(lfd, 8) != 0 ||
-        getsockname(lfd, (struct sockaddr *)&a, &al) != 0 || !(l = kd_loop_new(&lfd, 1))) {
-        printf("Bail out! listener\n");
-        exit(1);
-    }
-    /* (a new loop has no limits: the caller's) */
-    l->keepalive_timeout = 75;
-    l->header_timeout = l->read_timeout = l->write_timeout = 30;
-    l->max_keepalive_reqs = 10000;
-    l->max_body = (int64_t)1 << 30;
+    lfd = test_listener(&a, 8);
+    l = test_loop(&lfd);
     l->min_body_rate = 500;
     l->write_buffer = 1 << 20;
     l->max_conns = 3;
     l->evict_when_full = evict;
     for (i = 0; i < 3; i++) {
-        slow[i] = dial(&a, half);
-        ok(!next_head(l, &c, 0.2) && l->nopen == i + 1, "%s: half a head %d, held (%d open)",
+        slow[i] = test_dial(&a, half);
+        ok(!test_next_head(l, &c, 0.2) && l->nopen == i + 1, "%s: half a head %d, held (%d open)",
            evict ? "evict" : "no evict", i + 1, l->nopen);
     }
-    fast = dial(&a, "GET /fast HTTP/1.1\r\nHost: x\r\n\r\n");
+    fast = test_dial(&a, "GET /fast HTTP/1.1\r\nHost: x\r\n\r\n");
     if (!evict) {
-        ok(!next_head(l, &c, 0.5), "no evict: a whole request waits while the loop is full");
+        ok(!test_next_head(l, &c, 0.5), "no evict: a whole request waits while the loop is full");
         ok(!closed(slow[0], 0.1), "no evict: the half heads are kept");
     } else {
-        ok(next_head(l, &c, 2) && c->req.path_len == 5 && memcmp(c->req.path, "/fast", 5) == 0,
+        ok(test_next_head(l, &c, 2) && c->req.path_len == 5 && memcmp(c->req.path, "/fast", 5) == 0,
            "evict: the whole request is taken at once");
         ok(closed(slow[0], 2), "evict: the oldest half head is closed");
         ok(!closed(slow[1], 0.1) && !closed(slow[2], 0.1), "evict: the two others are kept");

@@ -16,21 +16,7 @@
 #include <signal.h>
 
 #include "tap.h"
-
-static int listener(struct sockaddr_in *a)
-{
-    socklen_t al = sizeof *a;
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    memset(a, 0, sizeof *a);
-    a->sin_family = AF_INET;
-    a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (fd < 0 || bind(fd, (struct sockaddr *)a, sizeof *a) != 0 || listen(fd, 8) != 0 ||
-        getsockname(fd, (struct sockaddr *)a, &al) != 0) {
-        printf("Bail out! listener\n");
-        exit(1);
-    }
-    return fd;
-}
+#include "loop_test.h"
 
 static int client(const struct sockaddr_in *a, const char *req)
 {
@@ -87,7 +73,7 @@ static size_t drain_client(int fd, char *buf, size_t max, double seconds, kd_loo
 int main(void)
 {
     struct sockaddr_in a;
-    int lfd = listener(&a), cl, cl2, cl3, i, n, bad = 0;
+    int lfd = test_listener(&a, 8), cl, cl2, cl3, i, n, bad = 0;
     kd_loop *l;
     kd_conn *c = NULL, *c2 = NULL, *c3 = NULL;
     kd_stream_ev *ev;
@@ -98,16 +84,8 @@ int main(void)
     uint64_t id;
 
     signal(SIGPIPE, SIG_IGN);
-    if (!(l = kd_loop_new(&lfd, 1))) {
-        printf("Bail out! loop\n");
-        return 1;
-    }
-    /* (a new loop has no limits: the caller's) */
-    l->keepalive_timeout = 75;
-    l->header_timeout = l->read_timeout = l->write_timeout = 30;
-    l->max_keepalive_reqs = 10000;
+    l = test_loop(&lfd);
     l->max_conns = 1000;
-    l->max_body = (int64_t)1 << 30;
     l->min_body_rate = 500;
     l->write_buffer = 64 * 1024;
 
