@@ -27,6 +27,7 @@
 
 #include "src/kd_engine.c"     /* the plain-C engine, one translation unit */
 /* the CGI runner's C, which needs perl's internals */
+#include "xs/cgi/kd_cgi_vars.c"
 #include "xs/cgi/kd_cgi_env.c"
 #include "xs/cgi/kd_cgi_world.c"
 #include "xs/cgi/kd_cgi_io.c"

@@ -1,4 +1,4 @@
-# Kamado::CGI::Env: the CGI environment of a request (xs/cgi/kd_cgi_env.c). Included by Kamado.xs.
+# Kamado::CGI::Env: the CGI environment of a request (xs/cgi/kd_cgi_vars.c, xs/cgi/kd_cgi_env.c). Included by Kamado.xs.
 
 MODULE = Kamado    PACKAGE = Kamado::CGI::Env
 

@@ -2,7 +2,7 @@
  * an in-process run, the request sent to a zygote with its descriptors,
  * and the output of a fork- or exec-mode script collected as it runs.
  * The CGI runner's C, with the perl API: included by Kamado.xs after
- * the parts before it (kd_cgi_env.c, kd_cgi_world.c, kd_cgi_io.c,
+ * the parts before it (kd_cgi_vars.c, kd_cgi_env.c, kd_cgi_world.c, kd_cgi_io.c,
  * kd_cgi_snapshot.c); their XS is xs/CGI*.xsh, a file per Perl package. */
 
 #include <poll.h>

@@ -1,7 +1,7 @@
 /* kd_cgi_snapshot.c - a script's package variables put back after an
  * in-process run.
  * The CGI runner's C, with the perl API: included by Kamado.xs after
- * the parts before it (kd_cgi_env.c, kd_cgi_world.c, kd_cgi_io.c,
+ * the parts before it (kd_cgi_vars.c, kd_cgi_env.c, kd_cgi_world.c, kd_cgi_io.c,
  * kd_cgi_snapshot.c); their XS is xs/CGI*.xsh, a file per Perl package. */
 
 /* Kamado::CGI::InProcess::Snapshot: a script's package variables put back after a

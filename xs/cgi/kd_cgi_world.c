@@ -2,7 +2,7 @@
  * gives back: descriptors 0-2 and perl's handles on them, `my` scalars,
  * the locale, special variables, signal handlers, the directory.
  * The CGI runner's C, with the perl API: included by Kamado.xs after
- * the parts before it (kd_cgi_env.c, kd_cgi_world.c, kd_cgi_io.c,
+ * the parts before it (kd_cgi_vars.c, kd_cgi_env.c, kd_cgi_world.c, kd_cgi_io.c,
  * kd_cgi_snapshot.c); their XS is xs/CGI*.xsh, a file per Perl package. */
 
 #include "perliol.h"    /* the layers of STDIN, STDOUT and STDERR: kd_std_sync */

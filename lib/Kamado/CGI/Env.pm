@@ -13,7 +13,7 @@ use Kamado ();
 # as Apache does not pass it. What the server's own environment should
 # add goes through pass (Apache's PassEnv and SetEnv).
 
-# request(psgi_env, fixed), in XS (kd_request_env in xs/cgi/kd_cgi_env.c,
+# request(psgi_env, fixed), in XS (kd_request_env in xs/cgi/kd_cgi_vars.c,
 # which runs for every CGI request): the variables of a request, the fixed
 # ones, those of the PSGI env (SERVER_NAME is the Host without its port;
 # every HTTP_ header but the three above), then --cgi-env's (over what the
