@@ -28,8 +28,7 @@ typedef struct {
 static SV *kd_vars_kept;
 static int kd_vars_busy;
 
-static void
-kd_vars_begin(pTHX_ kd_vars *v)
+static void kd_vars_begin(pTHX_ kd_vars *v)
 {
     v->kept = !kd_vars_busy;
     if (v->kept) {
@@ -42,21 +41,19 @@ kd_vars_begin(pTHX_ kd_vars *v)
     }
 }
 
-static void
-kd_vars_end(kd_vars *v)
+static void kd_vars_end(kd_vars *v)
 {
     if (v->kept)
         kd_vars_busy = 0;
 }
 
-static SV *
-kd_env_fetch(pTHX_ HV *hv, const char *key, I32 klen)
+static SV *kd_env_fetch(pTHX_ HV *hv, const char *key, I32 klen)
 {
     SV **svp = hv_fetch(hv, key, klen, 0);
     return svp && SvOK(*svp) ? *svp : NULL;
 }
 
-#define KD_FETCH(hv, key) kd_env_fetch(aTHX_ (hv), "" key "", sizeof(key) - 1)
+#define KD_FETCH(hv, key) kd_env_fetch(aTHX_(hv), "" key "", sizeof(key) - 1)
 
 /* Adds NAME (unless VALUE is NULL); with REPLACE, over one of that name. */
 static void kd_vars_put(kd_vars *v, const char *key, I32 klen, U32 hash, SV *value, int replace)
@@ -73,7 +70,7 @@ static void kd_vars_put(kd_vars *v, const char *key, I32 klen, U32 hash, SV *val
                 return;
             }
     if (!value || v->count >= v->size)
-        return;    /* (not reached: the list is made as long as all there can be) */
+        return; /* (not reached: the list is made as long as all there can be) */
     v->var[v->count].key = key;
     v->var[v->count].klen = klen;
     v->var[v->count].hash = hash;
@@ -130,8 +127,7 @@ static HE *kd_walk_next(pTHX_ kd_walk *w)
  * the key is the tied hash's) */
 #define KD_WALK_HASH(w, he) ((w)->tied || HeKLEN(he) == HEf_SVKEY ? 0 : HeHASH(he))
 
-static HV *
-kd_fixed_part(pTHX_ HV *fixed, const char *name, I32 len, svtype type)
+static HV *kd_fixed_part(pTHX_ HV *fixed, const char *name, I32 len, svtype type)
 {
     SV **svp = hv_fetch(fixed, name, len, 0);
     return svp && SvROK(*svp) && SvTYPE(SvRV(*svp)) == type ? (HV *)SvRV(*svp) : NULL;
@@ -308,8 +304,7 @@ static size_t kd_env_walk(pTHX_ HV *env, SV **got, U32 *hash, struct kd_var *hea
     return n;
 }
 
-static void
-kd_request_vars(pTHX_ HV *env, HV *fixed, kd_vars *v)
+static void kd_request_vars(pTHX_ HV *env, HV *fixed, kd_vars *v)
 {
     HV *vars = kd_fixed_part(aTHX_ fixed, "vars", 4, SVt_PVHV);
     HV *set = kd_fixed_part(aTHX_ fixed, "set", 3, SVt_PVHV);
@@ -345,7 +340,8 @@ kd_request_vars(pTHX_ HV *env, HV *fixed, kd_vars *v)
     if (host_sv) {
         host = sv_2mortal(newSVsv(host_sv));
         h = SvPV(host, len);
-        if (memchr(h, ':', len) && !(len >= 2 && h[0] == '[' && h[len - 1] == ']' && !memchr(h + 1, ']', len - 2))) {
+        if (memchr(h, ':', len) &&
+            !(len >= 2 && h[0] == '[' && h[len - 1] == ']' && !memchr(h + 1, ']', len - 2))) {
             STRLEN end = len;
             while (end > 0 && isDIGIT(h[end - 1]))
                 end--;
@@ -407,13 +403,12 @@ kd_request_vars(pTHX_ HV *env, HV *fixed, kd_vars *v)
 }
 
 /* Kamado::CGI::Env::request: the variables in a new hash. */
-static HV *
-kd_request_env(pTHX_ HV *env, HV *fixed)
+static HV *kd_request_env(pTHX_ HV *env, HV *fixed)
 {
     kd_vars v;
     HV *cgi = newHV();
     size_t i;
-    kd_vars_begin(aTHX_ &v);
+    kd_vars_begin(aTHX_ & v);
     kd_request_vars(aTHX_ env, fixed, &v);
     for (i = 0; i < v.count; i++)
         (void)hv_store(cgi, v.var[i].key, v.var[i].klen, newSVsv(v.var[i].value), v.var[i].hash);
