@@ -59,8 +59,10 @@ sub _scan {
         $p->{seen}{$name} = 1;
         my $glob = \*{"${package}::$name"};
         my @values = $initial
-            ? (_copy(${ *$glob{SCALAR} }), (map { $_ ? _copy($_) : undef } *$glob{ARRAY}, *$glob{HASH}),
-               *$glob{IO} && defined fileno *$glob)
+            ? (
+            _copy(${ *$glob{SCALAR} }), (map { $_ ? _copy($_) : undef } *$glob{ARRAY}, *$glob{HASH}),
+            *$glob{IO} && defined fileno *$glob
+            )
             : (undef, undef, undef, 0);
         push $p->{vars}->@*, [$glob, @values];
     }
