@@ -12,7 +12,8 @@
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
-    kd_request r;
+    static kd_header table[3][KD_MAX_HEADERS];
+    kd_request r = {.headers = table[0]};
     char *buf = malloc(size ? size : 1);
     int rv;
     size_t i;
@@ -36,7 +37,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     }
     {
         kd_head_scan scan = { 0, 0 };
-        kd_request a, b;
+        kd_request a = {.headers = table[1]}, b = {.headers = table[2]};
         size_t len = 0, k = 0;
         while (len < size) {
             int x, y;

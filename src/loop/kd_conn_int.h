@@ -36,10 +36,13 @@ void kd_flush_pending(kd_loop *l, int ri);
 void kd_receive_one(kd_loop *l);
 int kd_queue_waiting(kd_loop *l);
 
-/* kd_bufs.c: a connection's read buffer (c->in.buf), lent while it has
- * bytes to read or a request is served. take: 0, or -1 (ENOMEM); give:
- * back to the worker's free ones, what it held dropped. */
+/* kd_bufs.c: a connection's read buffer (c->in.buf) and header table
+ * (c->req.headers), lent while it has bytes to read or a request is
+ * served. take: 0, or -1 (ENOMEM); give: back to the worker's free ones,
+ * what it held dropped; attach: a buffer from kd_buf_get made the
+ * connection's. */
 int kd_buf_take(kd_loop *l, kd_conn *c);
+void kd_buf_attach(kd_conn *c, char *buf);
 void kd_buf_give(kd_loop *l, kd_conn *c);
 char *kd_buf_get(kd_loop *l);
 void kd_buf_put(kd_loop *l, char *buf);

@@ -204,7 +204,7 @@ void kd_receive_one(kd_loop *l)
         return;
     }
     kd_buf_give(l, c); /* (none: a closed slot holds none) */
-    c->in.buf = buf;   /* the bytes are in it */
+    kd_buf_attach(c, buf); /* the bytes are in it */
     c->in.len = (size_t)n - sizeof h;
     c->requests = h.requests;
     c->remote_port = h.remote_port;

@@ -319,7 +319,7 @@ int kd_parse_request(const char *buf, size_t len, kd_request *r)
     const char *p = buf, *end = buf + len, *line_end;
     size_t avail;
 
-    memset(r, 0, offsetof(kd_request, headers));  /* not the array */
+    memset(r, 0, offsetof(kd_request, headers)); /* not the table, nor where it is */
     r->content_length = -1;
 
     /* RFC 9112 2.2: ignore empty lines before the request-line */

@@ -47,7 +47,8 @@ typedef struct {
     int is_head;                    /* method is HEAD */
     int error_status;               /* set when KD_ERROR is returned */
     size_t num_headers;
-    kd_header headers[KD_MAX_HEADERS];  /* last: not cleared per parse */
+    /* KD_MAX_HEADERS entries the caller gives; last: not cleared per parse */
+    kd_header *headers;
 } kd_request;
 
 /* Parses the request head at buf[0..len).

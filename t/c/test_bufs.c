@@ -7,7 +7,7 @@
  * served holds one, a head that arrives in pieces keeps its buffer
  * between them, pipelined requests and a body in the buffer are read
  * from it, and the worker keeps at most KD_BUF_KEEP free buffers, lending
- * the last one given back first.
+ * the last one given back first. The header table comes with the buffer.
  */
 #include "../../src/kd_engine.c"
 
@@ -73,6 +73,12 @@ int main(void)
        "%d connections idle in keep-alive hold no buffer (%d do)", l->nopen, holding(l));
     ok(l->nbufs <= KD_BUF_KEEP && l->nbufs > 0, "the worker keeps %d free buffers (at most %d)", l->nbufs,
        KD_BUF_KEEP);
+    for (fd = 0, i = 0; fd < l->conns_cap; fd++)
+        if (l->conns[fd] && l->conns[fd]->open && l->conns[fd]->req.headers)
+            i++;
+    ok(i == 0 && sizeof(kd_conn) < 1024,
+       "nor a header table: the table comes with the buffer (%d hold one), a connection is %zu bytes", i,
+       sizeof(kd_conn));
 
     /* a head in pieces keeps its buffer between them */
     last = l->bufs[l->nbufs - 1];

@@ -489,7 +489,8 @@ static int check_result(const pcase *c, const char *buf, size_t head_len,
     return good;
 }
 
-static kd_request req;             /* shared on purpose: stale state must not leak */
+static kd_header req_headers[KD_MAX_HEADERS], whole_headers[KD_MAX_HEADERS];
+static kd_request req = {.headers = req_headers}; /* shared on purpose: stale state must not leak */
 
 static void run_pcase(const pcase *c)
 {
@@ -539,7 +540,7 @@ static void run_pcase(const pcase *c)
      * what kd_parse_request says, and the same request at the end */
     {
         kd_head_scan scan = { 0, 0 };
-        kd_request whole;
+        kd_request whole = {.headers = whole_headers};
         int more = KD_INCOMPLETE, want = KD_INCOMPLETE;
         for (k = 1; k <= len && more == KD_INCOMPLETE; k++) {
             more = kd_parse_more(buf, k, &scan, &req);
