@@ -101,6 +101,7 @@ typedef struct kd_conn {
     int open;
     int in_epoll;
     int queued;                     /* in the ready queue */
+    int unread;                     /* readable: read when its turn in the queue comes */
     int serving;                    /* head returned, not finished yet */
     uint64_t req_id;                /* which request it is serving */
     struct {

@@ -23,6 +23,7 @@ static inline void kd_count_out(kd_loop *l, ssize_t n)
 
 /* kd_loop.c */
 void kd_enqueue(kd_loop *l, kd_conn *c);
+void kd_enqueue_unread(kd_loop *l, kd_conn *c);
 void kd_set_listening(kd_loop *l, int on);
 int kd_watch(kd_loop *l, kd_conn *c);
 int kd_watch_for(kd_loop *l, kd_conn *c, int out);

@@ -113,7 +113,7 @@ kd_conn *kd_conn_open(kd_loop *l, int fd, int li)
     c->fd = fd;
     c->listener = li;
     c->open = 1;
-    c->in_epoll = c->queued = c->serving = 0;
+    c->in_epoll = c->queued = c->unread = c->serving = 0;
     c->in.len = c->in.pos = 0;
     c->in.scan.seen = 0;
     c->requests = 0;
@@ -254,17 +254,7 @@ void kd_accept_one(kd_loop *l, int li)
     /* behind a proxy (the PROXY header, when one is due, decides instead) */
     if ((l->ntrusted || l->trust_unix) && !c->proxy_wait)
         c->trusted = peer_trusted(l, c, ss.ss_family == AF_UNIX);
-    /* with TCP_DEFER_ACCEPT the request is usually here already: reading
-     * now saves a trip through epoll for one-request connections */
-    switch (kd_fill(l, c)) {
-    case 1:
-        kd_enqueue(l, c);
-        break;
-    case 0:
-        if (kd_watch(l, c) != 0)
-            kd_conn_close(l, c);
-        break;
-    default:
-        kd_conn_close(l, c);
-    }
+    /* with TCP_DEFER_ACCEPT the request is usually here already: read
+     * without a trip through epoll, when its turn in the queue comes */
+    kd_enqueue_unread(l, c);
 }

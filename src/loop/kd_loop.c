@@ -117,6 +117,25 @@ void kd_enqueue(kd_loop *l, kd_conn *c)
     l->qlen++;
 }
 
+/* A connection with bytes to read, read when its turn comes: it borrows a
+ * read buffer only then, so however many are ready at once, the worker
+ * touches one buffer at a time (the one the pool gave last, still in the
+ * cache) instead of one for each waiting connection. */
+void kd_enqueue_unread(kd_loop *l, kd_conn *c)
+{
+    c->unread = 1;
+    kd_enqueue(l, c);
+}
+
+/* Reads a queued connection whose bytes are still in its socket. 0, or
+ * -1 when it has closed (a connection without bytes, and so without a
+ * buffer, is watched again by try_parse). */
+static int read_turn(kd_loop *l, kd_conn *c)
+{
+    c->unread = 0;
+    return kd_fill(l, c) < 0 ? -1 : 0;
+}
+
 static kd_conn *dequeue(kd_loop *l)
 {
     kd_conn *c;
@@ -359,6 +378,10 @@ int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out)
         /* at max_streams, requests wait (and others go to the pool's
          * other workers: listening stopped) until a stream ends */
         while ((!l->max_streams || l->nserving < l->max_streams) && (c = dequeue(l)) != NULL) {
+            if (c->open && c->unread && read_turn(l, c) < 0) {
+                kd_conn_close(l, c);
+                continue;
+            }
             if (c->open && try_parse(l, c)) {
                 if (l->sb) {
                     kd_sb_begin(l->sb, kd_now());
@@ -427,17 +450,11 @@ int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out)
                     c->in_epoll = 0;
                 continue;
             }
-            switch (kd_fill(l, c)) {
-            case 1:
-                /* the head deadline runs from the first byte of a request */
-                if (c->in.len - c->in.pos > 0 && c->requests > 0 && c->deadline > now + l->header_timeout)
-                    c->deadline = now + l->header_timeout;
-                kd_enqueue(l, c);
-                break;
-            case -1:
-                kd_conn_close(l, c);
-                break;
-            }
+            /* the head deadline runs from the first byte of a request (or
+             * the end of input, which closes it at its turn) */
+            if (c->requests > 0 && c->deadline > now + l->header_timeout)
+                c->deadline = now + l->header_timeout;
+            kd_enqueue_unread(l, c);
         }
     }
 }

@@ -7,7 +7,9 @@
  * served holds one, a head that arrives in pieces keeps its buffer
  * between them, pipelined requests and a body in the buffer are read
  * from it, and the worker keeps at most KD_BUF_KEEP free buffers, lending
- * the last one given back first. The header table comes with the buffer.
+ * the last one given back first. The header table comes with the buffer,
+ * and connections ready at once are read one at a time, as each is
+ * served.
  */
 #include "../../src/kd_engine.c"
 
@@ -45,7 +47,7 @@ static int path_is(const kd_conn *c, const char *path)
 int main(void)
 {
     struct sockaddr_in a;
-    int lfd, fds[CLIENTS], i, served = 0, fd;
+    int lfd, fds[CLIENTS], i, served = 0, fd, most;
     kd_loop *l;
     kd_conn *c = NULL;
     char *last, got[16];
@@ -79,6 +81,19 @@ int main(void)
     ok(i == 0 && sizeof(kd_conn) < 1024,
        "nor a header table: the table comes with the buffer (%d hold one), a connection is %zu bytes", i,
        sizeof(kd_conn));
+
+    /* a request on each at once: each read when its turn comes */
+    for (i = 0; i < CLIENTS; i++)
+        say(fds[i], "GET /b HTTP/1.1\r\nHost: x\r\n\r\n");
+    served = most = 0;
+    while (served < CLIENTS && test_next_head(l, &c, 2)) {
+        if (holding(l) > most)
+            most = holding(l);
+        kd_conn_finish(l, c, 1);
+        served++;
+    }
+    ok(served == CLIENTS && most == 1,
+       "%d requests ready at once, served holding one buffer at a time (at most %d)", served, most);
 
     /* a head in pieces keeps its buffer between them */
     last = l->bufs[l->nbufs - 1];
