@@ -106,6 +106,7 @@ static int kd_class_quiet(pTHX_ HV *stash, AV *idle, CV *regexp_destroy)
 #include "xs/loop.c"
 #include "xs/env.c"
 #include "xs/logline.c"
+#include "xs/method_cb.c"
 
 MODULE = Kamado    PACKAGE = Kamado
 
@@ -118,6 +119,8 @@ INCLUDE: xs/LoopWrite.xsh
 INCLUDE: xs/LoopStream.xsh
 
 INCLUDE: xs/LoopLog.xsh
+
+INCLUDE: xs/ServerStream.xsh
 
 INCLUDE: xs/Scoreboard.xsh
 

@@ -33,11 +33,11 @@ sub start {
     }, $class;
     Kamado::Server::Async::stream_opened($server, $fd, $self);
     # the app may ask to hear of the client leaving before it answers
-    $env->{'kamado.on_close'} = sub { push $self->{on_close}->@*, $_[0] if $self->{state} ne 'done' };
+    $env->{'kamado.on_close'} = _method_cb($self, 'on_close');
     if (my $t = $server->{request_timeout}) {
         $self->{timer} = EV::timer($t, 0, sub { $self->_timeout });
     }
-    my $ok = eval { $code->(sub { $self->_respond(@_) }); 1 };
+    my $ok = eval { $code->(_method_cb($self, '_respond')); 1 };
     my $error = $@;
     Kamado::Server::_forked() if Kamado::current_pid() != $server->{pid};
     if (!$ok) {

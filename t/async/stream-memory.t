@@ -1,0 +1,97 @@
+# What an open stream costs an async worker, with an app of the shape of
+# examples/ai-stream.psgi (the responder and the writer kept by the app's
+# callbacks, a cancel callback given to kamado.on_close) minus its
+# upstream call: the worker's private memory with N streams open, less
+# what it was warm, per stream. The loop's read buffer and header table
+# go back to the pool when a stream begins, and the responder and
+# kamado.on_close are not Perl closures; with any of the three undone a
+# stream costs more than the bound.
+use strict;
+use warnings;
+use lib 't/lib';
+use Test::More;
+use AnyEvent;
+use AnyEvent::Handle;
+use Kamado::Test qw(start_server read_response);
+
+my $BOUND_KIB = 6.5;
+my $N = 500;
+
+my $server = start_server(workers => 1, args => ['--async'], app => <<'APP');
+use AnyEvent;
+my @waiting;    # the streams' ends, for /end
+sub {
+    my ($env) = @_;
+    return [200, ['Content-Type' => 'text/plain'], ["pid=$$\n"]] if $env->{PATH_INFO} eq '/pid';
+    if ($env->{PATH_INFO} eq '/end') {
+        $_->() for splice @waiting;
+        return [200, ['Content-Type' => 'text/plain'], ["ended\n"]];
+    }
+    return sub {
+        my ($responder) = @_;
+        my ($writer, $t);
+        $env->{'kamado.on_close'}->(sub { undef $t });
+        $writer = $responder->([200, ['Content-Type' => 'text/event-stream', 'Cache-Control' => 'no-cache']]);
+        $writer->write("data: start\n\n");
+        push @waiting, sub {
+            $t = AE::timer 0, 0, sub {
+                undef $t;
+                return $responder->([500, [], []]) unless $writer;
+                $writer->write("data: end\n\n");
+                $writer->close;
+            };
+        };
+    };
+}
+APP
+
+sub private_kib {
+    my ($pid) = @_;
+    open my $fh, '<', "/proc/$pid/smaps_rollup" or return;
+    my $kib = 0;
+    /^Private_(?:Clean|Dirty):\s+(\d+)/ and $kib += $1 while <$fh>;
+    return $kib;
+}
+
+my ($pid) = (read_response($server->send_get('/pid')) // {body => ''})->{body} =~ /pid=(\d+)/;
+ok $pid, 'the worker serves';
+
+# Opens $n streams; once every one has its first event, measures, then
+# ends them all. Returns the memory measured and how many ended whole.
+sub burst {
+    my ($n) = @_;
+    my $cv = AE::cv;
+    my (%got, $open_kib);
+    for my $i (1 .. $n) {
+        $cv->begin;
+        my $h;
+        $h = AnyEvent::Handle->new(
+            connect  => ['127.0.0.1', $server->port],
+            timeout  => 60,
+            on_error => sub { undef $h; $cv->end },
+            on_eof   => sub { undef $h; $cv->end },
+            on_read  => sub {
+                $got{$i} .= delete $_[0]{rbuf};
+                return if defined $open_kib || $n != grep {/data: start/} values %got;
+                $open_kib = private_kib($pid);
+                read_response($server->send_get('/end'));
+            },
+        );
+        $h->push_write("GET /s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    }
+    $cv->recv;
+    return ($open_kib, scalar grep {/data: end/} values %got);
+}
+
+# warm: the code paths run, the pools and arenas made
+my (undef, $whole) = burst(20);
+is $whole, 20, 'a warm-up of 20 streams ended whole';
+my $warm = private_kib($pid);
+my ($open, $ended) = burst($N);
+is $ended, $N, "all $N streams ended whole";
+my $per = ($open - $warm) / $N;
+cmp_ok $per, '<', $BOUND_KIB,
+    sprintf('an open stream costs the worker %.2f KiB (%d KiB warm, %d KiB with %d open)', $per, $warm, $open, $N);
+
+is $server->stop, 0, 'stops';
+done_testing;
