@@ -19,6 +19,7 @@ use Kamado::DBI::Reset;
 # it before this loads)
 our $PING_INTERVAL //= do { require Kamado::Options; Kamado::Options::default('dbi_ping_interval') };
 our $REPORT;               # sub (entry) called when a handle is made (fork mode)
+our $LOG_LEVEL;            # the server's --log-level, in fork mode's zygote (Kamado::Log's is not set there)
 
 my %cache;           # key -> entry { key, dbh, reset, fresh, last, dirty, args }
 my $owner = $$;      # the process the handles in %cache belong to
@@ -73,6 +74,7 @@ sub connect {
             && ($e->{dirty} || _alive($e, $now))) {
             $e->{dirty} = 1;
             $e->{last} = $now;
+            $e->{asked} = 1 if $e->{predicted};
             return $e->{dbh};
         }
         _drop($e, 'found dead, connecting again');
@@ -300,9 +302,15 @@ sub lendable {
 # two commands and is reset here as after a request; else each may be in
 # the middle of a reply, and is abandoned.
 sub returned {
-    my ($clean, @keys) = @_;
+    my ($clean, $used, @keys) = @_;
     for my $key (@keys) {
         my $e = $cache{$key} or next;
+        if ($clean && $e->{predicted} && !$used->{ $e->{predicted} }) {
+            _drop($e, '');
+            _debug("$e->{args}[0] handle made on a prediction and not asked for by the first child: closed");
+            next;
+        }
+        delete $e->{predicted} if $clean;
         if ($clean) {
             $e->{dirty} = 1;
         } else {
@@ -320,7 +328,38 @@ sub abandon {
     my $e = $cache{$key} or return;
     _discard($e, $why);
     connect_lendable($e->{args}->@*);
+    # (made on a prediction that no child has yet shown right or wrong: still so)
+    $cache{$key}{predicted} = $e->{predicted} if $e->{predicted} && $cache{$key};
 }
+
+# In the zygote, before its first child: a connection made as the
+# script's DBI->connect(DSN, USER, PASS, ATTR) will make it, read from
+# the script by Kamado::DBI::Predict (Kamado::DBI::Lend::predict); lent
+# as connect_lendable's, and closed when the first child that borrows it
+# does not ask for it. One that fails is noted at debug level only: the
+# script's own connect reports its failure as it always has.
+my $predictions = 0;
+
+sub connect_predicted {
+    my ($dsn, $user, $pass, $attr) = @_;
+    my $dbh = eval {
+        local $SIG{__WARN__} = sub { };
+        DBI->connect($dsn, $user, $pass, $attr ? {%$attr} : ());
+    };
+    my ($e) = $dbh ? grep { $_->{dbh} == $dbh } values %cache : ();
+    if (!$e) {
+        my ($driver) = ($dsn // '') =~ /\Adbi:(\w+)/i;
+        _debug(($driver // '?') . ': a predicted connection could not be made: ' . ($DBI::errstr // $@ // 'no handle'));
+        return;
+    }
+    end_request();
+    # (two predictions that differ only in DBI's per-call attributes: one connection)
+    delete $e->{asked};
+    $e->{predicted} //= ++$predictions;
+}
+
+# In a fork mode child: the predicted connections it was lent and asked for.
+sub predictions_used { map { $_->{predicted} } grep { $_->{predicted} && $_->{asked} } values %cache }
 
 # A handle whose stream may be in the middle of something: closed
 # without a word on it.
@@ -349,9 +388,19 @@ sub connect_lendable {
     } or _log("$driver: could not connect for fork mode's children: $@");
 }
 
-sub _log {
+sub _log { _say(info => @_) }
+sub _debug { _say(debug => @_) }
+
+sub _say {
+    my ($level, @message) = @_;
     require Kamado::Log;
-    Kamado::Log->info("Kamado::DBI: @_");
+    # (in fork mode's zygote: the server's level, and a role that says whose line it is)
+    if (defined $LOG_LEVEL) {
+        Kamado::Log->set_level($LOG_LEVEL) if Kamado::Log->is_level($LOG_LEVEL);
+        Kamado::Log->set_role('zygote');
+        undef $LOG_LEVEL;
+    }
+    Kamado::Log->$level("Kamado::DBI: @message");
 }
 
 1;

@@ -37,6 +37,9 @@ sub role     { $role }
 
 sub enabled { $LEVEL{ $_[1] } <= $threshold }
 
+# The name of the least severe level logged.
+sub level { my %name = reverse %LEVEL; $name{$threshold} }
+
 sub error  { shift->log(error  => @_) }
 sub warn   { shift->log(warn   => @_) }
 sub notice { shift->log(notice => @_) }

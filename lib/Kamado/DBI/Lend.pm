@@ -43,13 +43,51 @@ my $report;      # in a child: the pipe to its zygote
 my $child_pid;   # in a child: its pid (a grandchild reports nothing)
 my (@new, %drivers);
 
-# init(PING_INTERVAL): in the zygote, before the script compiles.
+# init(PING_INTERVAL, LOG_LEVEL): in the zygote, before the script compiles.
 sub init {
-    my ($interval) = @_;
+    my ($interval, $level) = @_;
     $Kamado::DBI::PING_INTERVAL = $interval;
+    $Kamado::DBI::LOG_LEVEL = $level if defined $level && length $level;
     $Kamado::DBI::REPORT = \&_note_new;
     require Kamado::DBI::Hook;
     Kamado::DBI::Hook::install();
+}
+
+# In the zygote, once the script is compiled: the connections its
+# DBI->connect calls will ask for, read from its op tree
+# (Kamado::DBI::Predict, in a child of the zygote, which sends them on a
+# pipe as its children send theirs: B stays out of the zygote), made now,
+# so that its first child borrows them instead of connecting on its own.
+sub predict {
+    return unless $INC{'DBI.pm'} && $INC{'Kamado/DBI.pm'};
+    pipe(my $r, my $w) or return;
+    my $pid = fork // return;
+    if (!$pid) {
+        close $r;
+        my @lines = eval {
+            local $SIG{__WARN__} = sub { };
+            require Kamado::DBI::Predict;
+            map { _encode_prediction(@$_) } Kamado::DBI::Predict::connects($0);
+        };
+        syswrite $w, join '', map { "$_\n" } @lines;
+        require POSIX;
+        POSIX::_exit(0);
+    }
+    close $w;
+    my $buf = '';
+    1 while sysread $r, $buf, 65536, length $buf;
+    close $r;
+    for my $line (split /\n/, $buf) {
+        my ($dsn, $user, $pass, $has_attr, @attr) = map { $_ eq '-' ? undef : pack 'H*', $_ } split /\t/, $line, -1;
+        Kamado::DBI::connect_predicted($dsn, $user, $pass, defined $has_attr ? {@attr} : undef);
+    }
+}
+
+# DSN, USER, PASS, ATTR as a line of hex fields ("-": undef).
+sub _encode_prediction {
+    my ($dsn, $user, $pass, $attr) = @_;
+    return join "\t", map { defined $_ ? unpack('H*', $_) : '-' } $dsn, $user, $pass,
+        $attr ? ('', map { ($_, $attr->{$_}) } sort keys %$attr) : undef;
 }
 
 # In the zygote, between two requests: returns once the worker's socket
@@ -120,7 +158,9 @@ sub _note_new {
 END { _child_end() if $report && $child_pid == $$ }
 
 sub _child_end {
-    my @lines = ((map { "new\t$_" } @new), (map { "driver\t" . unpack('H*', $_) } sort keys %drivers), 'end');
+    # (a predicted connection it borrowed: whether its DBI->connect asked for it)
+    my @used = $INC{'Kamado/DBI.pm'} ? map { "used\t$_" } Kamado::DBI::predictions_used() : ();
+    my @lines = ((map { "new\t$_" } @new), (map { "driver\t" . unpack('H*', $_) } sort keys %drivers), @used, 'end');
     syswrite $report, join('', map { "$_\n" } @lines);
     close $report;
     undef $report;
@@ -161,10 +201,11 @@ sub _read {
 
 sub _ended {
     my ($loan) = @_;
-    my (@new_args, @driver);
+    my (@new_args, @driver, %used);
     my $clean = $loan->{buf} =~ /^end$/m;
     for (split /\n/, $loan->{buf}) {
         my ($word, @f) = split /\t/;
+        $used{$1} = 1 if $word eq 'used' && ($f[0] // '') =~ /\A(\d+)\z/;
         # (from a child of the script, whose code could write anything: untainted, checked)
         @f = map { /\A([0-9a-f]*)\z/ ? pack('H*', $1) : '' } @f;
         push @new_args, \@f if $word eq 'new';
@@ -172,7 +213,7 @@ sub _ended {
     }
     return unless $loan->{keys}->@* || @driver || @new_args;
     require DBI;
-    Kamado::DBI::returned($clean, $loan->{keys}->@*);
+    Kamado::DBI::returned($clean, \%used, $loan->{keys}->@*);
     eval { DBI->install_driver($_) } for @driver;
     for my $args (@new_args) {
         my ($driver, $dsn, $user, $pass, %attr) = @$args;

@@ -24,6 +24,7 @@ my $MOD   = B::OPf_MOD();
 my $KIDS  = B::OPf_KIDS();
 my $INTRO = B::OPpLVAL_INTRO();
 my $RV2SV = B::opnumber('rv2sv');
+my $TARGET_MY = B::OPpTARGET_MY();
 
 # connects(FILE) -> ([DSN, USER, PASS, {ATTR} or undef]...): the
 # predictable connects of the running program, whose file is FILE.
@@ -50,7 +51,8 @@ sub connects {
         my ($dsn, $user, $pass, $attr) = map { $_->[0] } @args;
         next unless defined $dsn && $dsn =~ /\Adbi:\w+:/i;
         next if @args > 4 || (defined $attr && ref $attr ne 'HASH');
-        my $id = join "\0", map { $_ // "\1" } $dsn, $user, $pass, $attr ? map { ($_, $attr->{$_} // "\1") } sort keys %$attr : ();
+        my $id = join "\0", map { $_ // "\1" } $dsn, $user, $pass,
+            $attr ? map { ($_, $attr->{$_} // "\1") } sort keys %$attr : ();
         push @found, [$dsn, $user, $pass, $attr] unless $dup{$id}++;
     }
     return @found;
@@ -112,6 +114,16 @@ sub _var {
     return undef;
 }
 
+# The lexical scalar at pad slot IX of CV, if it is one with a name
+# (most ops' targets are nameless temporaries).
+sub _named_lexical {
+    my ($cv, $ix) = @_;
+    my ($names) = $cv->PADLIST->ARRAY;
+    my $pn = ($names->ARRAY)[$ix];
+    return undef unless $pn && $$pn && ($pn->PV // '') =~ /\A\$/;
+    return _lexical($cv, $ix);
+}
+
 # A lexical by the sub that declares it: a closure's outer names lead there.
 sub _lexical {
     my ($cv, $ix) = @_;
@@ -162,6 +174,13 @@ sub _walk {
         # (a `my` outside an assignment declares; a `local` writes)
         my $declares = $name eq 'padsv' && $op->private & $INTRO;
         _write($self, $var, $cv, undef) if $op->flags & $MOD && !$declares;
+    } elsif ($op->private & $TARGET_MY
+        && $op->targ
+        && $name ne 'padsv'
+        && (my $target = _named_lexical($cv, $op->targ)))
+    {
+        # (`$x .= ...`, `$x = $a . $b`: the op writes the lexical itself)
+        _write($self, $target, $cv, undef);
     }
     return unless $op->flags & $KIDS;
     for (my $kid = $op->first; $$kid; $kid = $kid->sibling) {
@@ -217,6 +236,7 @@ sub _site {
     return undef unless $class && ($class->[0] // '') eq 'DBI';
     my @args = map { [$_, $cv] } @kids;
     my @arg_ops = @kids;
+
     for my $kid (@kids) {
         # (the attributes: an anonymous hash, its keys and values)
         push @arg_ops, _list($kid) if $kid->name eq 'anonhash';

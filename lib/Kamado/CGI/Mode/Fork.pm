@@ -161,7 +161,7 @@ sub _start {
         my $script = pop @command;
         {
             exec { $command[0] } @command[1 .. $#command], (map { "-I$_" } @LIB),
-                "-MKamado::CGI::Process::Zygote=$keep" . (defined $dbi ? ",$dbi" : ''), $script
+                "-MKamado::CGI::Process::Zygote=$keep" . (defined $dbi ? ",$dbi," . Kamado::Log->level : ''), $script
         }
         Kamado::Log->error("$script: can't run $command[0]: $!");
         POSIX::_exit(127);

@@ -23,15 +23,16 @@ use strict;
 my $socket_fd;
 my $dbi;    # fork mode's kept database handles (Kamado::DBI::Lend)
 
-# import(FD, DBI_PING_INTERVAL): the second, when given, turns on the
-# database handles lent to each child (before the script compiles, so
-# that its `use DBI` goes through Kamado::DBI)
+# import(FD, DBI_PING_INTERVAL, LOG_LEVEL): the second, when given,
+# turns on the database handles lent to each child (before the script
+# compiles, so that its `use DBI` goes through Kamado::DBI), which log
+# what they do at the server's --log-level
 sub import {
-    my ($class, $fd, $ping) = @_;
+    my ($class, $fd, $ping, $level) = @_;
     $socket_fd = $fd;
     if (defined $ping && length $ping) {
         require Kamado::DBI::Lend;
-        Kamado::DBI::Lend::init($ping);
+        Kamado::DBI::Lend::init($ping, $level);
         $dbi = 1;
     }
     # (PersistentPerl's i_am_perperl: the script runs in Kamado)
@@ -81,6 +82,9 @@ sub _serve {
     # (Kamado::CGI::Mode::Fork::_private_files picks them)
     syswrite $sock, join("\t", 'ready', map { "$_=$INC{$_}" } grep { defined $INC{$_} && !ref $INC{$_} } keys %INC)
         . "\n";
+    # (the connections the script's first child will ask for, made now:
+    # it borrows them, as every child after it)
+    Kamado::DBI::Lend::predict() if $dbi;
     while (1) {
         # a request, in one message (Kamado::CGI::Mode::Fork::_send): the
         # environment, STDOUT, STDERR, and the body if there is one
