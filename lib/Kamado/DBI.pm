@@ -525,7 +525,16 @@ child that calls C<< DBI->connect >> gets a connection of its own.
 
 The one exception is fork mode (L<Kamado::DBI::Lend>): the zygote that
 forks a script's children loads the drivers they used and holds the
-connections, and lends them to one child at a time. As soon as the
+connections, and lends them to one child at a time. It connects before
+its first child runs when the script's C<< DBI->connect >> (or
+C<connect_cached>) names its arguments as literals, or as scalars the
+file sets once from literals (seed 004's
+C<my ($dsn, $dbuser, $dbpass) = (...)>), read from the compiled script
+(L<Kamado::DBI::Predict>), so that a zygote makes one connection, not
+two; otherwise it connects once its first child has. A connection made
+on such a reading that the first child does not ask for is closed, and
+one that fails is a C<debug> line: the script's own connect says why.
+As soon as the
 child has exited (not when the script is next requested), the zygote
 resets them as above if the child ended cleanly (its END blocks ran, no
 signal killed it), and otherwise closes them unused (a child killed

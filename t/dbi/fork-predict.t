@@ -5,7 +5,8 @@
 # Connections counter, its processlist), with DBD::MariaDB and
 # DBD::mysql, through `kamado` on the command line with two workers:
 # seed 004's `our $dbh` script (its DSN, user and password in file
-# lexicals) and a script that connects on every request. A prediction
+# lexicals), a script that connects on every request, and one that
+# runs under taint mode. A prediction
 # that is wrong (a file the script requires at run time changes the
 # DSN) costs one connection that the zygote closes once its first child
 # has not used it; one that cannot connect (a wrong password the script
@@ -55,6 +56,14 @@ use strict;
 use warnings;
 use DBI;
 my \$dbh = DBI->connect($dsn, $user, $pass, { RaiseError => 1, PrintError => 0, AutoCommit => 1 });
+CGI
+        # (under taint mode, where the zygote and its reading child run with -T)
+        'taint.cgi' => <<"CGI" . $show,
+#!/usr/bin/perl -T
+use strict;
+use warnings;
+use DBI;
+our \$dbh = DBI->connect($dsn, $user, $pass, { RaiseError => 1, PrintError => 0 });
 CGI
         # (a prediction that connects, but not to what the script asks for)
         'respelled.cgi' => <<"CGI" . $show,
@@ -120,7 +129,7 @@ for my $case (databases(pg => 0)) {
         my %scripts = scripts($db);
         put_script($root, $_, $scripts{$_}) for sort keys %scripts;
         my $zygotes = 0;
-        for my $script ('seed.cgi', 'connect.cgi') {
+        for my $script ('seed.cgi', 'connect.cgi', 'taint.cgi') {
             my $r = run_script($server, $db, $script);
             is_deeply $r->{status}, [(200) x $REQUESTS], "$script: $REQUESTS requests answered" or diag $server->log;
             my @z = sort keys $r->{zygotes}->%*;

@@ -8,6 +8,9 @@ use strict;
 # its children one after another; the connections live in the zygote
 # and each child in turn borrows them:
 #
+# - once the script is compiled, the zygote connects as its DBI->connect
+#   calls will, when their arguments can be read from the compiled script
+#   (predict): its first child borrows as the ones after it do;
 # - before a fork, the zygote marks its clean handles as lent (when no
 #   earlier child still holds them); the child keeps them (Kamado::DBI
 #   drops every other handle it inherits) and DBI->connect hands them out;
@@ -37,6 +40,7 @@ use strict;
 
 use constant EXIT_WAIT => 0.05; # seconds a child that reported its end may take to exit
 use constant GONE_POLL => 0.1;  # seconds between looks whether such a child has gone
+use constant PREDICT_WAIT => 10; # seconds the reading of a script's connects may take
 
 my @loans;       # { pid, fh, keys => [..], buf }: children not yet reaped
 my $report;      # in a child: the pipe to its zygote
@@ -75,10 +79,21 @@ sub predict {
     }
     close $w;
     my $buf = '';
-    1 while sysread $r, $buf, 65536, length $buf;
+    vec(my $rin = '', fileno $r, 1) = 1;
+    while (1) {
+        if (select(my $ready = $rin, undef, undef, PREDICT_WAIT) <= 0) {
+            # (a script too large to read in time: nothing predicted)
+            kill KILL => $pid;
+            close $r;
+            return;
+        }
+        sysread($r, $buf, 65536, length $buf) or last;
+    }
     close $r;
     for my $line (split /\n/, $buf) {
-        my ($dsn, $user, $pass, $has_attr, @attr) = map { $_ eq '-' ? undef : pack 'H*', $_ } split /\t/, $line, -1;
+        # (untainted, under -T: the script's own literals)
+        my ($dsn, $user, $pass, $has_attr, @attr) =
+            map { $_ eq '-' ? undef : /\A([0-9a-f]*)\z/ ? pack('H*', $1) : '' } split /\t/, $line, -1;
         Kamado::DBI::connect_predicted($dsn, $user, $pass, defined $has_attr ? {@attr} : undef);
     }
 }
