@@ -5,8 +5,9 @@
 # Connections counter, its processlist), with DBD::MariaDB and
 # DBD::mysql, through `kamado` on the command line with two workers:
 # seed 004's `our $dbh` script (its DSN, user and password in file
-# lexicals), a script that connects on every request, and one that
-# runs under taint mode. A prediction
+# lexicals), a script that connects on every request, one whose DSN is
+# interpolated from variables (DBI's own example), and one that runs
+# under taint mode. A prediction
 # that is wrong (a file the script requires at run time changes the
 # DSN) costs one connection that the zygote closes once its first child
 # has not used it; one that cannot connect (a wrong password the script
@@ -56,6 +57,18 @@ use strict;
 use warnings;
 use DBI;
 my \$dbh = DBI->connect($dsn, $user, $pass, { RaiseError => 1, PrintError => 0, AutoCommit => 1 });
+CGI
+        # (DBI's own idiom: the DSN interpolated from variables)
+        'interpolated.cgi' => <<"CGI" . $show,
+#!/usr/bin/perl
+use strict;
+use warnings;
+use DBI;
+my \$database = '$db->{database}';
+my \$hostname = '127.0.0.1';
+our \$port = $db->{port};
+my \$dsn = "DBI:${\ $db->driver}:database=\$database;host=\$hostname;port=\$port";
+my \$dbh = DBI->connect(\$dsn, $user, $pass, { RaiseError => 1, PrintError => 0 });
 CGI
         # (under taint mode, where the zygote and its reading child run with -T)
         'taint.cgi' => <<"CGI" . $show,
@@ -129,7 +142,7 @@ for my $case (databases(pg => 0)) {
         my %scripts = scripts($db);
         put_script($root, $_, $scripts{$_}) for sort keys %scripts;
         my $zygotes = 0;
-        for my $script ('seed.cgi', 'connect.cgi', 'taint.cgi') {
+        for my $script ('seed.cgi', 'connect.cgi', 'interpolated.cgi', 'taint.cgi') {
             my $r = run_script($server, $db, $script);
             is_deeply $r->{status}, [(200) x $REQUESTS], "$script: $REQUESTS requests answered" or diag $server->log;
             my @z = sort keys $r->{zygotes}->%*;

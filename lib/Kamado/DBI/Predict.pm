@@ -13,10 +13,12 @@ use B ();
 #
 # A prediction is a `DBI->connect(...)` or `DBI->connect_cached(...)` in
 # the script's own code (its file scope, its named and anonymous subs)
-# whose arguments are literals (constants included), or scalars written
-# once, by an assignment of literals in the file's own code (`my ($dsn,
-# $user) = ('dbi:mysql:...', 'me')`, `our $pass = '...'`), and nowhere
-# else in the file; the attributes, an anonymous hash of such. A wrong
+# whose arguments are literals (constants included), strings interpolated
+# from such, or scalars written once, by an assignment of those at the
+# file's top level (`my ($dsn, $user) = ('dbi:mysql:...', 'me')`,
+# `our $pass = '...'`, DBI's own `$dsn = "DBI:mysql:database=$database;
+# host=$hostname"`), and nowhere else in the file; the attributes, an
+# anonymous hash of such. A wrong
 # one (a variable another file sets, a string eval) costs a connection
 # that the zygote closes once its first child has not used it.
 
@@ -25,6 +27,8 @@ my $KIDS  = B::OPf_KIDS();
 my $INTRO = B::OPpLVAL_INTRO();
 my $RV2SV = B::opnumber('rv2sv');
 my $TARGET_MY = B::OPpTARGET_MY();
+my $APPEND    = B::OPpMULTICONCAT_APPEND();
+my $STACKED   = B::OPf_STACKED();
 
 # connects(FILE) -> ([DSN, USER, PASS, {ATTR} or undef]...): the
 # predictable connects of the running program, whose file is FILE.
@@ -156,7 +160,7 @@ sub _walk {
         my $lhs = $rhs->sibling;
         my $var = $$lhs ? _var($self, $cv, $lhs) : undef;
         if ($var) {
-            _write($self, $var, $cv, _literal($self, $cv, $rhs));
+            _write($self, $var, $cv, _literal($self, $cv, $rhs) // _string($rhs, $cv));
             $self->{skip}{$$lhs} = 1;
         }
     } elsif ($name eq 'aassign') {
@@ -179,8 +183,16 @@ sub _walk {
         && $name ne 'padsv'
         && (my $target = _named_lexical($cv, $op->targ)))
     {
-        # (`$x .= ...`, `$x = $a . $b`: the op writes the lexical itself)
-        _write($self, $target, $cv, undef);
+        # (`my $x = "...$y"`, `$x .= ...`, `$x = $a + $b`: the op writes the lexical itself)
+        _write($self, $target, $cv, $name eq 'multiconcat' && !($op->private & $APPEND) ? [$op, $cv, 'string'] : undef);
+    } elsif ($name eq 'multiconcat' && $op->flags & $STACKED && !($op->private & $APPEND)) {
+        # (`$pkg = "...$y"`: the variable is the op's last kid)
+        my @kids = _real_kids($op);
+        my $var = @kids ? _var($self, $cv, $kids[-1]) : undef;
+        if ($var) {
+            _write($self, $var, $cv, [$op, $cv, 'string']);
+            $self->{skip}{ ${ $kids[-1] } } = 1;
+        }
     }
     return unless $op->flags & $KIDS;
     for (my $kid = $op->first; $$kid; $kid = $kid->sibling) {
@@ -188,9 +200,57 @@ sub _walk {
     }
 }
 
+# A write of VALUE to the variable VAR in CV: [VALUE], [OP, CV, 'string']
+# (an interpolated string, made when it is asked for), or undef: not
+# known. One outside the file's top level is never known.
 sub _write {
     my ($self, $var, $cv, $value) = @_;
     push $self->{writes}{$var}->@*, $$cv == $self->{main} ? $value : undef;
+}
+
+# An rvalue interpolated string (a multiconcat that assigns nothing itself):
+# [OP, CV, 'string'], else undef.
+sub _string {
+    my ($op, $cv) = @_;
+    return undef unless $$op && $op->name eq 'multiconcat';
+    return undef if $op->private & ($TARGET_MY | $APPEND) || $op->flags & $STACKED;
+    return [$op, $cv, 'string'];
+}
+
+# The kids of an op that are not bare placeholders (nulled ops without
+# kids of their own: a pushmark, the target a multiconcat took over).
+sub _real_kids {
+    my ($op) = @_;
+    my @kids;
+    for (my $kid = $op->first; $$kid; $kid = $kid->sibling) {
+        push @kids, $kid unless $kid->name eq 'null' && !($kid->flags & $KIDS);
+    }
+    return @kids;
+}
+
+# [VALUE] of the interpolated string of the multiconcat OP: its constant
+# parts and its arguments, each of which must have a value.
+sub _concat {
+    my ($self, $op, $cv) = @_;
+    # (strings made of strings: a few deep at most, and never a cycle)
+    local $self->{depth} = ($self->{depth} // 0) + 1;
+    return undef if $self->{depth} > 20;
+    my ($nargs, $const, @lengths) = $op->aux_list($cv);
+    my @args = (_real_kids($op))[0 .. $nargs - 1];
+    my $out = '';
+    my $at = 0;
+    for my $i (0 .. $nargs) {
+        my $length = $lengths[$i] // -1;
+        if ($length > 0) {
+            $out .= substr $const, $at, $length;
+            $at += $length;
+        }
+        next if $i == $nargs;
+        my $value = $args[$i] ? _value($self, [$args[$i], $cv]) : undef;
+        return undef unless $value && defined $value->[0] && !ref $value->[0];
+        $out .= $value->[0];
+    }
+    return [$out];
 }
 
 # The ops of a list (an aassign side): its kids but the pushmark or padrange.
@@ -263,9 +323,13 @@ sub _value {
     }
     my $literal = _literal($self, $cv, $op);
     return $literal if $literal;
+    if (my $string = _string($op, $cv)) {
+        return _concat($self, $string->@[0, 1]);
+    }
     my $var = _var($self, $cv, $op) or return undef;
     my $writes = $self->{writes}{$var} or return undef;
-    return @$writes == 1 ? $writes->[0] : undef;
+    return undef unless @$writes == 1 && $writes->[0];
+    return $writes->[0]->@* == 3 ? _concat($self, $writes->[0]->@[0, 1]) : $writes->[0];
 }
 
 1;
