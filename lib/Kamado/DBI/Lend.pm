@@ -41,6 +41,7 @@ use strict;
 use constant EXIT_WAIT => 0.05; # seconds a child that reported its end may take to exit
 use constant GONE_POLL => 0.1;  # seconds between looks whether such a child has gone
 use constant PREDICT_WAIT => 10; # seconds the reading of a script's connects may take
+use constant PREDICT_MAX => 4;   # connections made on a prediction, at most (the first found)
 
 my @loans;       # { pid, fh, keys => [..], buf }: children not yet reaped
 my $report;      # in a child: the pipe to its zygote
@@ -71,7 +72,8 @@ sub predict {
         my @lines = eval {
             local $SIG{__WARN__} = sub { };
             require Kamado::DBI::Predict;
-            map { _encode_prediction(@$_) } Kamado::DBI::Predict::connects($0);
+            my @connects = Kamado::DBI::Predict::connects($0);
+            map { _encode_prediction(@$_) } grep { defined } @connects[0 .. PREDICT_MAX - 1];
         };
         syswrite $w, join '', map { "$_\n" } @lines;
         require POSIX;
