@@ -14,7 +14,7 @@ use AnyEvent;
 use AnyEvent::Handle;
 use Kamado::Test qw(start_server read_response);
 
-my $BOUND_KIB = 6.5;
+my $BOUND_KIB = 5.9;
 my $N = 500;
 
 my $server = start_server(workers => 1, args => ['--async'], app => <<'APP');

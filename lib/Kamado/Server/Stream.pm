@@ -26,10 +26,11 @@ sub start {
     my ($class, $server, $fd, $env, $code, $start) = @_;
     my $loop = $server->{loop};
     my $id = $loop->stream_begin($fd) or return cleanup($env);
+    # (few fields: a worker holds a thousand of these)
     my $self = bless {
-        server => $server, loop => $loop, fd => $fd, id => $id, env => $env, start => $start,
+        server => $server, fd => $fd, id => $id, env => $env, start => $start,
         state => 'waiting',    # then head (writing), done
-        on_close => [], last => Time::HiRes::time(), tail => "\n\n",
+        on_close => [],
     }, $class;
     Kamado::Server::Async::stream_opened($server, $fd, $self);
     # the app may ask to hear of the client leaving before it answers
@@ -59,7 +60,7 @@ sub _respond {
         return @$res == 2 ? $self : ();
     }
     my ($server, $fd, $env) = @$self{qw(server fd env)};
-    my $loop = $self->{loop};
+    my $loop = $self->{server}{loop};
     if (@$res == 3) {
         $self->{state} = 'done';
         if ($loop->serving($fd) != $self->{id}) {
@@ -86,12 +87,16 @@ sub _respond {
     }
     my $head = $loop->stream_head($fd, $self->{id}, $res->[0], $res->[1]);
     die $loop->framing_error . "\n" if defined $head && !$head;
-    @$self{qw(status headers)} = ($res->[0], $res->[1]);
+    $self->{status} = $res->[0];
+    # (kept for the log line only: an app's headers live as long as its stream)
+    $self->{headers} = $res->[1] if $server->{access_log};
     return $self->gone if !defined $head;
     $self->{state} = 'writing';
-    # (for --stream-heartbeat)
+    # --stream-heartbeat: an event stream's last write, and how it ended
+    return $self unless $server->{heartbeat};
     for (my $i = 0; $i < $res->[1]->@*; $i += 2) {
-        $self->{sse} = 1 if lc $res->[1][$i] eq 'content-type' && $res->[1][$i + 1] =~ m{\Atext/event-stream}i;
+        @$self{qw(sse last tail)} = (1, Time::HiRes::time(), "\n\n")
+            if lc $res->[1][$i] eq 'content-type' && $res->[1][$i + 1] =~ m{\Atext/event-stream}i;
     }
     return $self;
 }
@@ -101,7 +106,7 @@ sub _respond {
 # stream ends, after which the loop may have served others).
 sub _recorded {
     my ($self) = @_;
-    @$self{qw(status headers bytes)} = ($self->{loop}->response_record)[0 .. 2] if $self->{server}{access_log};
+    @$self{qw(status headers bytes)} = ($self->{server}{loop}->response_record)[0 .. 2] if $self->{server}{access_log};
 }
 
 =head1 NAME
@@ -149,15 +154,13 @@ sub write {
     my ($self, $data) = @_;
     return 0 if $self->{state} ne 'writing' || Kamado::current_pid() != $self->{server}{pid};
     return 1 if !defined $data || !length $data;
-    my $held = $self->{loop}->stream_write($self->{fd}, $self->{id}, $data);
+    my $held = $self->{server}{loop}->stream_write($self->{fd}, $self->{id}, $data);
     if (!defined $held) {
         $self->gone;
         return 0;
     }
-    $self->{last} = Time::HiRes::time();
-    # (a HEAD's body is not sent: the loop drops it)
-    $self->{bytes} += length $data if $self->{env}{REQUEST_METHOD} ne 'HEAD';
-    $self->{tail} = substr($self->{tail} . substr($data, -2), -2);
+    $self->{bytes} += length $data;
+    @$self{qw(last tail)} = (Time::HiRes::time(), substr($self->{tail} . substr($data, -2), -2)) if $self->{sse};
     return 1;
 }
 
@@ -181,7 +184,7 @@ sub _arm_poll {
     my ($self) = @_;
     return if $self->{state} ne 'writing' || !$self->{poll_cb} || $self->{polling};
     $self->{polling} = 1;
-    $self->{loop}->stream_drain($self->{fd}, $self->{id}) // $self->gone;
+    $self->{server}{loop}->stream_drain($self->{fd}, $self->{id}) // $self->gone;
 }
 
 # The loop has sent all that the stream held.
@@ -192,10 +195,10 @@ sub drained {
     return if $self->{state} ne 'writing';
     # (from an idle watcher when the callback wrote nothing: it runs
     # again after the loop's other events, not in a tight loop)
-    my $before = $self->{last};
+    my $before = $self->{bytes} // 0;
     _guarded($self, $cb, $self);
     return unless $self->{poll_cb} && $self->{state} eq 'writing';
-    if ($self->{last} != $before) {
+    if (($self->{bytes} // 0) != $before) {
         $self->_arm_poll;
     } else {
         $self->{idle} = EV::idle(sub { delete $self->{idle}; $self->_arm_poll });
@@ -230,8 +233,8 @@ sub close {
     my ($self) = @_;
     return if $self->{state} ne 'writing' || Kamado::current_pid() != $self->{server}{pid};
     $self->{state} = 'done';
-    my $ended = $self->{loop}->stream_end($self->{fd}, $self->{id});
-    Kamado::Server::Errors::log_error($self->{env}, $self->{loop}->framing_error)
+    my $ended = $self->{server}{loop}->stream_end($self->{fd}, $self->{id});
+    Kamado::Server::Errors::log_error($self->{env}, $self->{server}{loop}->framing_error)
         if $ended && $ended == Kamado::Loop::BODY_MISMATCH;
     $self->_finish;
     return;
@@ -255,7 +258,8 @@ sub gone {
     my $answered = $self->{state} ne 'waiting';
     $self->{state} = 'gone';
     $self->{status} //= 499;           # (nginx's: the client closed the request)
-    $self->{loop}->close_conn($self->{fd}) if $self->{loop}->serving($self->{fd}) == $self->{id};
+    my $loop = $self->{server}{loop};
+    $loop->close_conn($self->{fd}) if $loop->serving($self->{fd}) == $self->{id};
     _guarded($self, $_) for splice $self->{on_close}->@*;
     # a responder still to come finds the stream gone and does nothing
     $self->{state} = 'done' if $answered;
@@ -268,7 +272,7 @@ sub gone {
 sub _fail {
     my ($self) = @_;
     return if $self->{state} eq 'done' || $self->{state} eq 'gone';
-    my $loop = $self->{loop};
+    my $loop = $self->{server}{loop};
     if ($self->{state} eq 'waiting' && $loop->serving($self->{fd}) == $self->{id}) {
         Kamado::Server::Errors::server_error($self->{server}, $self->{fd});
         _recorded($self);
@@ -313,8 +317,10 @@ sub _finish {
     delete @$self{qw(timer idle poll_cb)};
     $self->{on_close} = [];
     if (my $log = $server->{access_log}) {
-        my @record = ($self->{status} // 0, $self->{headers}, $self->{bytes} // 0, $self->{start});
-        $server->{native} ? $self->{loop}->log_request($self->{env}, @record) : $log->request($self->{env}, @record);
+        # (a HEAD's body is not sent: the loop drops it)
+        my $bytes = $self->{env}{REQUEST_METHOD} eq 'HEAD' ? 0 : $self->{bytes} // 0;
+        my @record = ($self->{status} // 0, $self->{headers}, $bytes, $self->{start});
+        $server->{native} ? $server->{loop}->log_request($self->{env}, @record) : $log->request($self->{env}, @record);
     }
     my $env = delete $self->{env};
     delete $env->{'kamado.on_close'};
