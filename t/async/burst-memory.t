@@ -6,9 +6,8 @@ use strict;
 use warnings;
 use lib 't/lib';
 use Test::More;
-use AnyEvent;
-use AnyEvent::Handle;
 use Kamado::Test qw(start_server read_response eventually);
+use Kamado::Test::Streams qw(burst private_kib);
 
 my $server = start_server(workers => 1, args => ['--async'], app => <<'APP');
 use AnyEvent;
@@ -26,38 +25,15 @@ sub {
 }
 APP
 
-sub private_kib {
-    my ($pid) = @_;
-    open my $fh, '<', "/proc/$pid/smaps_rollup" or return;
-    my $kib = 0;
-    /^Private_(?:Clean|Dirty):\s+(\d+)/ and $kib += $1 while <$fh>;
-    return $kib;
-}
-
 my ($pid) = (read_response($server->send_get('/pid')) // {body => ''})->{body} =~ /pid=(\d+)/;
 ok $pid, 'the worker serves';
 
 # 300 streams at once; the worker's memory measured while all are open
 my $n = 300;
-my $cv = AE::cv;
-my (%got, $peak);
-for my $i (1 .. $n) {
-    $cv->begin;
-    my $h;
-    $h = AnyEvent::Handle->new(
-        connect  => ['127.0.0.1', $server->port],
-        timeout  => 60,
-        on_error => sub { undef $h; $cv->end },
-        on_eof   => sub { undef $h; $cv->end },
-        on_read  => sub {
-            $got{$i} .= delete $_[0]{rbuf};
-            $peak //= private_kib($pid) if $n == grep { /data: start/ } values %got;
-        },
-    );
-    $h->push_write("GET /s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-}
-$cv->recv;
-is scalar(grep { /data: end/ } values %got), $n, "all $n streams ended whole";
+my $peak;
+my $got =
+    burst(port => $server->port, n => $n, started => qr/data: start/, on_started => sub { $peak = private_kib($pid) });
+is scalar(grep { /data: end/ } values %$got), $n, "all $n streams ended whole";
 ok $peak, "the worker's private memory with all $n open: " . ($peak // '?') . ' KiB';
 
 # (given back once a second at most: the worker's tick)

@@ -10,9 +10,8 @@ use strict;
 use warnings;
 use lib 't/lib';
 use Test::More;
-use AnyEvent;
-use AnyEvent::Handle;
 use Kamado::Test qw(start_server read_response);
+use Kamado::Test::Streams qw(burst private_kib);
 
 my $BOUND_KIB = 5.9;
 my $N = 500;
@@ -45,49 +44,31 @@ sub {
 }
 APP
 
-sub private_kib {
-    my ($pid) = @_;
-    open my $fh, '<', "/proc/$pid/smaps_rollup" or return;
-    my $kib = 0;
-    /^Private_(?:Clean|Dirty):\s+(\d+)/ and $kib += $1 while <$fh>;
-    return $kib;
-}
-
 my ($pid) = (read_response($server->send_get('/pid')) // {body => ''})->{body} =~ /pid=(\d+)/;
 ok $pid, 'the worker serves';
 
 # Opens $n streams; once every one has its first event, measures, then
 # ends them all. Returns the memory measured and how many ended whole.
-sub burst {
+sub open_and_end {
     my ($n) = @_;
-    my $cv = AE::cv;
-    my (%got, $open_kib);
-    for my $i (1 .. $n) {
-        $cv->begin;
-        my $h;
-        $h = AnyEvent::Handle->new(
-            connect  => ['127.0.0.1', $server->port],
-            timeout  => 60,
-            on_error => sub { undef $h; $cv->end },
-            on_eof   => sub { undef $h; $cv->end },
-            on_read  => sub {
-                $got{$i} .= delete $_[0]{rbuf};
-                return if defined $open_kib || $n != grep {/data: start/} values %got;
-                $open_kib = private_kib($pid);
-                read_response($server->send_get('/end'));
-            },
-        );
-        $h->push_write("GET /s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-    }
-    $cv->recv;
-    return ($open_kib, scalar grep {/data: end/} values %got);
+    my $open_kib;
+    my $got = burst(
+        port       => $server->port,
+        n          => $n,
+        started    => qr/data: start/,
+        on_started => sub {
+            $open_kib = private_kib($pid);
+            read_response($server->send_get('/end'));
+        }
+    );
+    return ($open_kib, scalar grep {/data: end/} values %$got);
 }
 
 # warm: the code paths run, the pools and arenas made
-my (undef, $whole) = burst(20);
+my (undef, $whole) = open_and_end(20);
 is $whole, 20, 'a warm-up of 20 streams ended whole';
 my $warm = private_kib($pid);
-my ($open, $ended) = burst($N);
+my ($open, $ended) = open_and_end($N);
 is $ended, $N, "all $N streams ended whole";
 my $per = ($open - $warm) / $N;
 cmp_ok $per, '<', $BOUND_KIB,
