@@ -95,6 +95,7 @@ sub stop {
 sub prepare {
     my ($class, %args) = @_;
     my $self = $class->class_for(\%args)->new(%args);
+    Kamado::Server::Input::prepare_empty();
     $PREPARED{ ref $self } = {
         from      => [$self->{loop_settings}, $self->{listeners}],
         settings  => Kamado::Loop->settings($self->{loop_settings}->%*),

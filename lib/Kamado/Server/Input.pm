@@ -24,13 +24,23 @@ sub start {
 }
 
 # One read-only handle on an empty string serves every request without a
-# body; a new one is made only if an app closed it.
+# body; a new one is made only if an app closed it. The first is made by
+# prepare_empty in the generation before it forks: a worker that opens
+# its own writes to many pages it shares with the generation.
+my $EMPTY;
+
 sub empty {
     my ($self) = @_;
-    my $fh = $self->{empty_input};
+    my $fh = $self->{empty_input} // $EMPTY;
     return $fh if $fh && defined fileno $fh;    # -1 while open (in memory)
-    open $fh, '<', \(my $empty = '');
-    return $self->{empty_input} = $fh;
+    return $self->{empty_input} = _open_empty();
+}
+
+sub prepare_empty { $EMPTY //= _open_empty() }
+
+sub _open_empty {
+    open my $fh, '<', \(my $empty = '');
+    return $fh;
 }
 
 # HTTP/1.1 "Expect: 100-continue" (the parser has refused any other
