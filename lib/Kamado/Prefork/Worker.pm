@@ -22,21 +22,25 @@ use constant FIELDS => qw(init);
 # generation counts them (Kamado::Prefork's LOAD_TRIES).
 use constant { LOAD_FAILED => 2, INIT_FAILED => 3 };
 
+# The worker's signal handlers are named subs over these, not closures:
+# a closure made in the worker writes to many pages it shares with the
+# generation. A stop that comes while the app loads is acted on once the
+# server exists.
+our ($SERVER, $STOP, $ACCESS_LOG);
+
 # In the child just forked ($generation: the parent's pid, $mask: the
 # signal mask to restore): never returns.
 sub main {
     my ($self, $generation, $mask, $slot, $pool) = @_;
-    my ($server, $stop);
     my $name = $pool ? " $self->{pools}[$pool - 1]{name}" : '';
     $0 =~ s/^kamado generation \d+/kamado worker$name/;
     Kamado::Log->set_role('worker');
-    # the worker's column of the signal table (Kamado::Process); a stop
-    # that comes while the app loads is acted on once the server exists
-    $SIG{$_} = sub { $stop = 1; $server->stop if $server } for qw(TERM QUIT);
-    $SIG{INT} = sub { at_exit(1); POSIX::_exit(0) };    # at once, mid-request or not
+    # the worker's column of the signal table (Kamado::Process)
+    $SIG{TERM} = $SIG{QUIT} = \&_stop;
+    $SIG{INT} = \&_now;
     $SIG{$_} = 'IGNORE' for qw(HUP TTIN TTOU);    # the generation's business
-    my $access_log = $self->{server_args}{access_log};
-    $SIG{USR1} = sub { Kamado::ErrorLog->reopen; $access_log->reopen if $access_log };
+    my $access_log = $ACCESS_LOG = $self->{server_args}{access_log};
+    $SIG{USR1} = \&_reopen;
     # (the lines of requests served go out even when the worker dies)
     Kamado::Hooks->on(worker_exit => sub { $access_log->flush }) if $access_log;
     Kamado::Process::started($generation, $mask);
@@ -64,7 +68,7 @@ sub main {
         my $age = $self->{max_age};
         $age -= rand($age / 5) if $age;
         my %args = (%{ $self->{server_args} }, ($self->{queues} ? _pool_args($self, $pool) : ()));
-        $server = Kamado::Server->class_for(\%args)->new(
+        $SERVER = Kamado::Server->class_for(\%args)->new(
             %args,
             app          => $app,
             max_requests => $max,
@@ -73,8 +77,8 @@ sub main {
             scoreboard   => $self->{scoreboard},
             slot         => $slot,
         );
-        $server->stop if $stop;
-        $server->run;
+        $SERVER->stop if $STOP;
+        $SERVER->run;
         0;
     } // do {
         Kamado::Log->error("worker failed: $@");
@@ -82,6 +86,22 @@ sub main {
     };
     at_exit(0, $self->{graceful_timeout});
     POSIX::_exit($status);             # never run the generation's END blocks
+}
+
+sub _stop {
+    $STOP = 1;
+    $SERVER->stop if $SERVER;
+}
+
+# at once, mid-request or not
+sub _now {
+    at_exit(1);
+    POSIX::_exit(0);
+}
+
+sub _reopen {
+    Kamado::ErrorLog->reopen;
+    $ACCESS_LOG->reopen if $ACCESS_LOG;
 }
 
 # What Kamado::Server needs to serve pool $i (0: the default pool).
