@@ -26,6 +26,12 @@ BOOT:
     newCONSTSUB(gv_stashpvs("Kamado::Loop", GV_ADD), "BODY_MISMATCH", newSViv(KD_BODY_MISMATCH));
 }
 
+void
+presize_templates(char *klass, AV *templates)
+CODE:
+    PERL_UNUSED_VAR(klass);
+    presize_templates(aTHX_ templates);
+
 Kamado::Loop
 new(char *klass, AV *fds, AV *templates, HV *settings)
 CODE:
@@ -40,10 +46,9 @@ CODE:
         SV **t = av_fetch(templates, i, 0);
         if (!t || !SvROK(*t) || SvTYPE(SvRV(*t)) != SVt_PVHV)
             croak("Kamado::Loop->new: template %d is not a hash reference", (int)i);
-        /* room for every per-request key: copies never split buckets */
-        hv_ksplit((HV *)SvRV(*t), 40);
         ifds[i] = (int)SvIV(*av_fetch(fds, i, 0));
     }
+    presize_templates(aTHX_ templates);
     /* every limit is given (Kamado::Loop->settings fills in the options'
      * defaults): the loop has none of its own */
     {

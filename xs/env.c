@@ -34,6 +34,20 @@ static struct {
     {"psgi.input", 10, 0, NULL},      {"psgix.cleanup.handlers", 22, 0, NULL},
 };
 
+/* Room in each listener's env template for every per-request key, so
+ * that its copies never split buckets. Kamado::Server->prepare has it done
+ * in the generation before the fork: a worker that splits a template
+ * itself rewrites a hash it shares with the generation; then it is done. */
+static void presize_templates(pTHX_ AV *templates)
+{
+    SSize_t i, n = av_len(templates) + 1;
+    for (i = 0; i < n; i++) {
+        SV **t = av_fetch(templates, i, 0);
+        if (t && SvROK(*t) && SvTYPE(SvRV(*t)) == SVt_PVHV)
+            hv_ksplit((HV *)SvRV(*t), 40);
+    }
+}
+
 typedef char kd_env_keys_fit[K_COUNT <= sizeof(((kd_xs *)0)->slot_he) / sizeof(HE *) ? 1 : -1];
 
 /* stored by a shared-key SV: the env's copy of the key is that string

@@ -95,6 +95,13 @@ defaults); croaks on a missing or bad one.
 A class method: SETTINGS for C<new>, with the default of Kamado::Options'
 table for each limit not given.
 
+=item presize_templates(\@ENV_TEMPLATES)
+
+A class method: gives each template the room C<new> gives it for every
+key a request adds. Called in the generation before it forks
+(L<Kamado::Server>'s C<prepare>), so that the workers' C<new> leaves the
+templates they share with it as they are.
+
 =item set_pools(\@ROUTES, MINE, RECV_FD, LISTEN)
 
 With C<--pool>: ROUTES is C<[[PREFIX, SEND_FD], ...]>, the default pool's

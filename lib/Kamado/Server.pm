@@ -95,12 +95,13 @@ sub stop {
 sub prepare {
     my ($class, %args) = @_;
     my $self = $class->class_for(\%args)->new(%args);
-    Kamado::Server::Input::prepare_empty();
     $PREPARED{ ref $self } = {
         from      => [$self->{loop_settings}, $self->{listeners}],
         settings  => Kamado::Loop->settings($self->{loop_settings}->%*),
         templates => [map { $_->env_template($self->env_extra) } $self->{listeners}->@*],
     };
+    Kamado::Loop->presize_templates($PREPARED{ ref $self }{templates});
+    Kamado::Server::Input::prepare_empty();
 }
 
 # The worker's event loop over its listeners, with its settings, pools,
