@@ -90,8 +90,9 @@ sub stop {
     $self->{loop}->stop_accepting(1) if $self->{loop};
 }
 
-# In the generation before it forks: the parts of the loop of a worker
-# made with these arguments (class_for says its class), made here once.
+# In the generation before it forks: the server of a worker given these
+# arguments (class_for says its class), and the parts of its loop, made
+# here once. Returns the server.
 sub prepare {
     my ($class, %args) = @_;
     my $self = $class->class_for(\%args)->new(%args);
@@ -102,6 +103,17 @@ sub prepare {
     };
     Kamado::Loop->presize_templates($PREPARED{ ref $self }{templates});
     Kamado::Server::Input::prepare_empty();
+    return $self;
+}
+
+# In a worker just forked, on the server prepare() made: what is this
+# worker's own (max_requests, max_age, slot; app when the worker loaded
+# it). Returns the server.
+sub for_worker {
+    my ($self, %args) = @_;
+    @$self{qw(max_requests max_age slot)} = @args{qw(max_requests max_age slot)};
+    $self->{app} = $args{app} if $args{app};
+    return $self;
 }
 
 # The worker's event loop over its listeners, with its settings, pools,
@@ -373,10 +385,14 @@ An async worker is L<Kamado::Server::Async>, a subclass
 (C<< Kamado::Server->class_for(\%args) >> chooses).
 
 C<< Kamado::Server->prepare(%args) >>, called before the workers fork
-with the arguments they will be given, makes there what their loops are
-made from (the settings with their defaults, the listeners' env
-templates), so that the workers share it instead of each making its own;
-a server given other settings or listeners makes its own.
+with the arguments they will be given, makes there their server and what
+their loops are made from (the settings with their defaults, the
+listeners' env templates, the empty C<psgi.input>), and returns the
+server; each worker takes it and sets only what is its own with
+C<< $server->for_worker(max_requests => N, max_age => S, slot => I) >>
+(and C<app> when it loaded the app itself), so that the workers share
+what was made instead of each making, and writing, its own. A server
+given other settings or listeners makes its own.
 
 A process the app forks that returns into the server (from the app, or
 through the responder of a delayed response) exits there at once with

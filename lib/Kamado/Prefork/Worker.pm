@@ -15,7 +15,7 @@ use Kamado::Server;
 # prepares for its workers before it forks them.
 
 # The keys of the generation's hash this module owns (see Kamado::Prefork).
-use constant FIELDS => qw(init);
+use constant FIELDS => qw(init servers);
 
 # A worker whose app cannot be loaded (--no-preload) exits with
 # LOAD_FAILED, one whose --worker-init dies with INIT_FAILED: the
@@ -67,16 +67,9 @@ sub main {
         $max -= int rand($max / 5) if $max > 4;
         my $age = $self->{max_age};
         $age -= rand($age / 5) if $age;
-        my %args = (%{ $self->{server_args} }, ($self->{queues} ? _pool_args($self, $pool) : ()));
-        $SERVER = Kamado::Server->class_for(\%args)->new(
-            %args,
-            app          => $app,
-            max_requests => $max,
-            max_age      => $age,
-            on_drain     => sub { syswrite $notice, "retire $$ $_[0]\n" },
-            scoreboard   => $self->{scoreboard},
-            slot         => $slot,
-        );
+        # (the pool's server, made before the fork)
+        $SERVER = $self->{servers}[ $pool // 0 ]
+            ->for_worker(max_requests => $max, max_age => $age, slot => $slot, ($self->{app} ? () : (app => $app)));
         $SERVER->stop if $STOP;
         $SERVER->run;
         0;
@@ -129,10 +122,22 @@ sub _pool_args {
 sub before_fork {
     my ($self) = @_;
     $self->{init} = Kamado::Hooks->worker_init($self->{worker_init}) if defined $self->{worker_init};
-    # each pool's server class, its loop's parts made once here
-    for my $pool (0 .. ($self->{queues} ? $self->{pools}->@* : 0)) {
-        Kamado::Server->prepare(%{ $self->{server_args} }, ($self->{queues} ? _pool_args($self, $pool) : ()));
-    }
+    # each pool's server, with its loop's parts, made once here: a worker
+    # takes its pool's and sets only what is its own (Kamado::Server's
+    # for_worker); one that made its own would write to many pages it
+    # shares with this process
+    my $notice = $self->{notice_w};
+    $self->{servers} = [
+        map {
+            Kamado::Server->prepare(
+                %{ $self->{server_args} },
+                ($self->{queues} ? _pool_args($self, $_) : ()),
+                app        => $self->{app},
+                on_drain   => sub { syswrite $notice, "retire $$ $_[0]\n" },
+                scoreboard => $self->{scoreboard},
+            )
+        } 0 .. ($self->{queues} ? $self->{pools}->@* : 0)
+    ];
     return unless $self->{app};
     $_->() for $self->{prepare}->@*;
 }
