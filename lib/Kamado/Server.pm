@@ -96,12 +96,8 @@ sub stop {
 sub prepare {
     my ($class, %args) = @_;
     my $self = $class->class_for(\%args)->new(%args);
-    $PREPARED{ ref $self } = {
-        from      => [$self->{loop_settings}, $self->{listeners}],
-        settings  => Kamado::Loop->settings($self->{loop_settings}->%*),
-        templates => [map { $_->env_template($self->env_extra) } $self->{listeners}->@*],
-    };
-    Kamado::Loop->presize_templates($PREPARED{ ref $self }{templates});
+    my $made = $PREPARED{ ref $self } = _loop_parts($self);
+    Kamado::Loop->presize_templates($made->{templates});
     Kamado::Server::Input::prepare_empty();
     return $self;
 }
@@ -120,19 +116,11 @@ sub for_worker {
 # request ids and scoreboard slot; returns it, and whether the access log
 # is written by the loop itself (native).
 sub open_loop {
-    my ($self, %more) = @_;
-    my @listeners = $self->{listeners}->@*;
+    my ($self) = @_;
     my $made = $PREPARED{ ref $self };
-    undef $made unless $made && $made->{from}[0] == $self->{loop_settings} && $made->{from}[1] == $self->{listeners};
-    my %settings =
-        $made ? ($made->{settings}->%*, %more) : Kamado::Loop->settings($self->{loop_settings}->%*, %more)->%*;
-    $settings{proxy_protocol} = [map { $_->proxy_protocol ? 1 : 0 } @listeners]
-        if grep { $_->proxy_protocol } @listeners;
-    my $loop = Kamado::Loop->new(
-        [map { $_->fd } @listeners],
-        $made ? $made->{templates} : [map { $_->env_template($self->env_extra) } @listeners],
-        \%settings,
-    );
+    $made = _loop_parts($self)
+        unless $made && $made->{from}[0] == $self->{loop_settings} && $made->{from}[1] == $self->{listeners};
+    my $loop = Kamado::Loop->new([map { $_->fd } $self->{listeners}->@*], @$made{qw(templates settings)});
     $loop->set_pools(@{ $self->{pools} }{qw(routes mine recv_fd listen)}) if $self->{pools};
     # a request that ends the worker (the --request-timeout kill, a crash
     # in C, an exit) does not take the other connections with it
@@ -150,8 +138,25 @@ sub open_loop {
     return ($loop, $native);
 }
 
-# What this kind of worker adds to each request's env.
-sub env_extra { () }
+# What this kind of worker adds to each request's env, and to its loop's
+# settings.
+sub env_extra  { () }
+sub loop_extra { () }
+
+# What the loop of this server is made from: its settings, with the option
+# table's defaults, and each listener's env template.
+sub _loop_parts {
+    my ($self) = @_;
+    my @listeners = $self->{listeners}->@*;
+    my $settings = Kamado::Loop->settings($self->{loop_settings}->%*, $self->loop_extra);
+    $settings->{proxy_protocol} = [map { $_->proxy_protocol ? 1 : 0 } @listeners]
+        if grep { $_->proxy_protocol } @listeners;
+    return {
+        from      => [$self->{loop_settings}, $self->{listeners}],
+        settings  => $settings,
+        templates => [map { $_->env_template($self->env_extra) } @listeners],
+    };
+}
 
 # Serves requests until stop() is called or the request budget is spent.
 sub run {

@@ -55,9 +55,12 @@ sub stop {
 # the env each request starts from says it may answer later
 sub env_extra { ('psgi.nonblocking' => Plack::Util::TRUE()) }
 
+# its loop's bound on open streams
+sub loop_extra { (max_streams => $_[0]{max_streams}) }
+
 sub run {
     my ($self) = @_;
-    my ($loop, $native) = $self->open_loop(max_streams => $self->{max_streams});
+    my ($loop, $native) = $self->open_loop;
     $self->{native} = $native;
     local $SIG{PIPE} = 'IGNORE';
     $self->{retire_at} = $self->{max_age} && Time::HiRes::time() + $self->{max_age};
