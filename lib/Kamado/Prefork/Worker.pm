@@ -15,7 +15,7 @@ use Kamado::Server;
 # prepares for its workers before it forks them.
 
 # The keys of the generation's hash this module owns (see Kamado::Prefork).
-use constant FIELDS => qw(init servers);
+use constant FIELDS => qw(init servers names);
 
 # A worker whose app cannot be loaded (--no-preload) exits with
 # LOAD_FAILED, one whose --worker-init dies with INIT_FAILED: the
@@ -32,8 +32,7 @@ our ($SERVER, $STOP, $ACCESS_LOG);
 # signal mask to restore): never returns.
 sub main {
     my ($self, $generation, $mask, $slot, $pool) = @_;
-    my $name = $pool ? " $self->{pools}[$pool - 1]{name}" : '';
-    $0 =~ s/^kamado generation \d+/kamado worker$name/;
+    $0 = $self->{names}[ $pool // 0 ];
     Kamado::Log->set_role('worker');
     # the worker's column of the signal table (Kamado::Process)
     $SIG{TERM} = $SIG{QUIT} = \&_stop;
@@ -59,8 +58,11 @@ sub main {
         POSIX::_exit(INIT_FAILED);
     });
     syswrite $notice, "loaded $$\n" if says_loaded($self);
-    Kamado::Log->debug('worker of generation ', $self->{generation}, ($name ? " for pool$name" : ''), ' started',
-        (defined $slot ? " in scoreboard slot $slot" : ''));
+    if (Kamado::Log->enabled('debug')) {
+        my $pool_name = $pool ? " for pool $self->{pools}[$pool - 1]{name}" : '';
+        my $in_slot = defined $slot ? " in scoreboard slot $slot" : '';
+        Kamado::Log->debug("worker of generation $self->{generation}$pool_name started$in_slot");
+    }
     my $status = eval {
         my $max = $self->{max_requests};
         # jitter, so workers do not all recycle at the same moment
@@ -127,6 +129,10 @@ sub before_fork {
     # for_worker); one that made its own would write to many pages it
     # shares with this process
     my $notice = $self->{notice_w};
+    my @pools = (0 .. ($self->{queues} ? $self->{pools}->@* : 0));
+    # what ps shows of each pool's workers
+    my @suffixes = map { $_ ? " $self->{pools}[$_ - 1]{name}" : '' } @pools;
+    $self->{names} = [map { $0 =~ s/^kamado generation \d+/kamado worker$_/r } @suffixes];
     $self->{servers} = [
         map {
             Kamado::Server->prepare(
@@ -136,7 +142,7 @@ sub before_fork {
                 on_drain   => sub { syswrite $notice, "retire $$ $_[0]\n" },
                 scoreboard => $self->{scoreboard},
             )
-        } 0 .. ($self->{queues} ? $self->{pools}->@* : 0)
+        } @pools
     ];
     return unless $self->{app};
     $_->() for $self->{prepare}->@*;
