@@ -197,7 +197,8 @@ child a worker: it sets the worker's signal handlers (TERM and QUIT stop
 it after what it serves, INT at once, USR1 reopens the logs), loads the
 app unless it was preloaded (exiting with status 2 when it cannot), runs
 C<start>, says C<loaded> on the generation's notice pipe when the
-generation waits for that, and runs a L<Kamado::Server> until it stops;
+generation waits for that, and runs its pool's L<Kamado::Server> (made
+before the fork, given what is the worker's own) until it stops;
 then it emits L<Kamado::Hooks>' C<worker_exit> (with
 C<graceful_timeout>, the seconds the app's own shutdown handlers may
 take) and exits without running END blocks.
@@ -205,8 +206,9 @@ take) and exits without running END blocks.
 C<start> emits L<Kamado::Hooks>' C<worker_start> and runs the
 C<--worker-init> hook, which C<before_fork> compiles in the generation
 (with the C<prepare> subs, when the app is preloaded); C<before_fork>
-also has each pool's server class prepare its loop's parts
-(C<< Kamado::Server->prepare >>). A worker whose
-hook dies exits with status 3.
+also makes each pool's server and its loop's parts
+(C<< Kamado::Server->prepare >>) and each pool's workers' process name,
+so that a worker uses them as they are instead of making its own. A
+worker whose hook dies exits with status 3.
 
 =cut
