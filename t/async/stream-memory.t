@@ -10,7 +10,8 @@ use strict;
 use warnings;
 use lib 't/lib';
 use Test::More;
-use Kamado::Test qw(start_server read_response);
+use POSIX ();
+use Kamado::Test qw(start_server read_response eventually);
 use Kamado::Test::Streams qw(burst private_kib);
 
 my $BOUND_KIB = 5.9;
@@ -47,6 +48,18 @@ APP
 my ($pid) = (read_response($server->send_get('/pid')) // {body => ''})->{body} =~ /pid=(\d+)/;
 ok $pid, 'the worker serves';
 
+# Seconds since the process started.
+sub age {
+    my ($pid) = @_;
+    my $stat = do { open my $fh, '<', "/proc/$pid/stat" or return 0; local $/; <$fh> };
+    my $start = (split ' ', substr($stat, rindex($stat, ')') + 2))[19];
+    my $uptime = do { open my $fh, '<', '/proc/uptime' or return 0; (split ' ', <$fh>)[0] };
+    return $uptime - $start / POSIX::sysconf(POSIX::_SC_CLK_TCK());
+}
+
+# (its once-a-second tick runs idle first: with no stream yet it must not warn)
+ok eventually(sub { age($pid) > 2.5 }, 30), 'the worker has been idle through its first ticks';
+
 # Opens $n streams; once every one has its first event, measures, then
 # ends them all. Returns the memory measured and how many ended whole.
 sub open_and_end {
@@ -73,6 +86,8 @@ is $ended, $N, "all $N streams ended whole";
 my $per = ($open - $warm) / $N;
 cmp_ok $per, '<', $BOUND_KIB,
     sprintf('an open stream costs the worker %.2f KiB (%d KiB warm, %d KiB with %d open)', $per, $warm, $open, $N);
+
+unlike $server->log, qr/^Use of uninitialized value/m, 'the worker warns of nothing';
 
 is $server->stop, 0, 'stops';
 done_testing;

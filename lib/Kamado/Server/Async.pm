@@ -148,8 +148,9 @@ sub _limits {
 sub _release {
     my ($self) = @_;
     my $open = keys $self->{streams}->%*;
-    $self->{stream_peak} = $open if $open > ($self->{stream_peak} // 0);
-    return unless $self->{stream_peak} >= BURST && $open <= $self->{stream_peak} / 4;
+    my $peak = $self->{stream_peak} //= 0;
+    $self->{stream_peak} = $peak = $open if $open > $peak;
+    return unless $peak >= BURST && $open <= $peak / 4;
     Kamado::release_free_memory();
     $self->{stream_peak} = $open;
 }
