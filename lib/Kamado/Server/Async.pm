@@ -286,6 +286,16 @@ and HUP do the same, the generation's B<--graceful-timeout> bounding it.
 B<--request-timeout> bounds each stream: an app that has not answered by
 then gets a 504, a stream still open is closed.
 
+=head2 Modules loaded on first use
+
+AnyEvent loads its event model, and L<AnyEvent::HTTP> its socket and
+DNS code, the first time they are used: in each worker, at its first
+stream, after the fork, where the compiled code is the worker's own and
+the stream waits for the compile. Loaded before the fork, they are
+shared by every worker:
+
+    kamado --async -MAnyEvent::Impl::EV -MAnyEvent::Socket -MAnyEvent::DNS app.psgi
+
 =head2 The watchdog
 
 An app must not block an async worker: while its code runs, no other
