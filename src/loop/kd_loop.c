@@ -443,9 +443,9 @@ int kd_loop_next(kd_loop *l, int timeout_ms, kd_conn **out)
                 continue;
             }
             if (c->queued && l->max_streams && l->nserving >= l->max_streams) {
-                /* waiting for a stream to end, its bytes in: out of the
-                 * set until it is parsed (a full buffer, or a close, would
-                 * be reported again at every wait) */
+                /* waiting for a stream to end, its bytes still in the
+                 * socket: out of the set until its turn (they, or a close,
+                 * would be reported again at every wait) */
                 if (epoll_ctl(l->epfd, EPOLL_CTL_DEL, c->fd, NULL) == 0)
                     c->in_epoll = 0;
                 continue;
