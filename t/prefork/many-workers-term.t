@@ -11,6 +11,7 @@ use lib 't/lib';
 use Test::More;
 use IO::Socket::IP;
 use Kamado::Test qw(start_server eventually);
+use Kamado::Test::Plackup qw(free_port);
 
 my $n = $ENV{KAMADO_TEST_WORKERS} || 1500;
 my $port = free_port();
@@ -25,8 +26,3 @@ kill KILL => @left;
 like $server->log, qr/generation 1 has finished$/m, 'the generation exited 0 (perl did not die of the SIGCHLDs)';
 ok +IO::Socket::IP->new(LocalHost => "127.0.0.1", LocalPort => $port, Listen => 1, ReuseAddr => 1), "the port is free" or diag $server->log, `ss -ltnp | grep :$port`;
 done_testing;
-
-sub free_port {
-    my $s = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 1, ReuseAddr => 1) or die $@;
-    return $s->sockport;
-}

@@ -29,10 +29,19 @@ sub plackup {
     Test::More::plan(skip_all => 'plackup is not in PATH');
 }
 
+# A port nothing listens on, never one this test was given before: the
+# kernel may hand the same ephemeral port to two binds in a row once the
+# first socket is closed, and a test that asks twice wants two ports.
+my %GIVEN;
+
 sub free_port {
-    my $sock = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 1, ReuseAddr => 1)
-        or die "Can't find a free port: $@";
-    return $sock->sockport;
+    for (1 .. 100) {
+        my $sock = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 1, ReuseAddr => 1)
+            or die "Can't find a free port: $@";
+        my $port = $sock->sockport;
+        return $port unless $GIVEN{$port}++;
+    }
+    die "Can't find a free port not given before\n";
 }
 
 # start_plackup(args => [...], port => N or unix => PATH, app => SOURCE,

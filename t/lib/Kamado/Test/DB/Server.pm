@@ -9,21 +9,15 @@ use warnings;
 # PostgreSQL refuses root), waited for by probing, stopped by PID.
 
 use Exporter 'import';
-use IO::Socket::IP;
 use POSIX ();
 use Time::HiRes ();
 use Kamado ();    # set_parent_death_signal
+# A loopback port nothing listens on now, re-exported for the DB tests.
+# (Neither server can take a bound socket; a start that loses the port to
+# another process is retried by the caller.)
+use Kamado::Test::Plackup qw(free_port);
 
 our @EXPORT_OK = qw(free_port spawn stop_pid wait_for run_as);
-
-# A loopback port nothing listens on now. (Neither server can take a
-# bound socket; a start that loses the port to another process is retried
-# by the caller.)
-sub free_port {
-    my $s = IO::Socket::IP->new(LocalHost => '127.0.0.1', LocalPort => 0, Listen => 1, ReuseAddr => 1)
-        or die "Can't bind a loopback port: $!";
-    return $s->sockport;
-}
 
 # (uid, gid) the servers run as: the test's own, or nobody's under root.
 sub run_as {
