@@ -16,6 +16,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
@@ -198,6 +199,8 @@ int kd_loop_last_words(kd_loop *l, int status)
         return 0;
     pid = fork();
     if (pid == 0) {
+        /* what ps and the generation's children show: not a worker */
+        prctl(PR_SET_NAME, "kamado finisher");
         finisher(l);
         _exit(0);
     }

@@ -148,29 +148,32 @@ sub wait_ready {
 }
 
 # The pids of the workers, from /proc: the supervisor's grandchildren, under
-# the generation that serves (or under each, while one replaces another).
+# the generation that serves (or under each, while one replaces another),
+# but what a worker that crashed leaves to finish its other connections.
 sub workers {
     my ($self) = @_;
-    my $kids = _children();
-    return map { ($kids->{$_} // [])->@* } ($kids->{ $self->{pid} } // [])->@*;
+    my ($kids, $name) = _children();
+    return grep { $name->{$_} ne 'kamado finisher' } map { ($kids->{$_} // [])->@* } ($kids->{ $self->{pid} } // [])->@*;
 }
 
 # The pids of the generation processes (see Kamado::Supervisor).
 sub generations {
     my ($self) = @_;
-    return (_children()->{ $self->{pid} } // [])->@*;
+    return ((_children())[0]->{ $self->{pid} } // [])->@*;
 }
 
-# parent pid => [child pids], for every process, from one read of /proc
+# parent pid => [child pids], for every process, from one read of /proc;
+# and pid => its name (comm: what $0 set, cut to 15 bytes)
 sub _children {
-    my %kids;
+    my (%kids, %name);
     for my $stat (glob '/proc/[0-9]*/stat') {
         open my $fh, '<', $stat or next;
         my $line = <$fh> // next;
-        my ($pid, $ppid) = $line =~ /^(\d+) \(.*\) \S+ (\d+)/s or next;
+        my ($pid, $comm, $ppid) = $line =~ /^(\d+) \((.*)\) \S+ (\d+)/s or next;
         push $kids{$ppid}->@*, $pid;
+        $name{$pid} = $comm;
     }
-    return \%kids;
+    return (\%kids, \%name);
 }
 
 # What the server wrote to STDERR so far.
