@@ -14,7 +14,7 @@
  *   xs/LoopWrite.xsh         Kamado::Loop's responses
  *   xs/LoopLog.xsh           Kamado::Loop's access-log records
  *   xs/Scoreboard.xsh        Kamado::Scoreboard
- *   xs/Process.xsh           Kamado: prctl, memory, request timers
+ *   xs/Process.xsh           Kamado: prctl, memory, the template's forks, request timers
  *   xs/CGI*.xsh              Kamado::CGI::*, the CGI runner: one file per
  *                            package (xs/CGIProcessZygote.xsh holds
  *                            Kamado::CGI::Process::Zygote's XS)

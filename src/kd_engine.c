@@ -5,7 +5,8 @@
  *
  * Plain C99 + Linux, no perl.h. The layers, each only using those above
  * it in this list:
- *   src/sys/    the clock, bounded waits, temporary files, descriptor passing
+ *   src/sys/    the clock, bounded waits, temporary files, descriptor passing,
+ *               the worker template's fork loop
  *   src/proto/  protocols' bytes parsed and built: requests and chunked
  *               bodies, the response head and body framing, PROXY
  *               headers, HTTP dates, CGI output heads, access-log lines,
@@ -23,6 +24,7 @@
 
 #include "sys/kd_sys.c"
 #include "sys/kd_fdpass.c"
+#include "sys/kd_spawn.c"
 
 #include "proto/kd_parser.c"
 #include "proto/kd_chunked.c"

@@ -16,8 +16,8 @@ use File::Spec ();
 my %FAMILY = (
     'Kamado::Server' => [qw(Kamado::Server Kamado::Server::Input Kamado::Server::Response Kamado::Server::Limits
         Kamado::Server::Errors Kamado::Server::Stream Kamado::Server::Async)],
-    'Kamado::Prefork' => [qw(Kamado::Prefork Kamado::Prefork::Worker Kamado::Prefork::Slots Kamado::Prefork::Scaling
-        Kamado::Prefork::Reaper Kamado::Prefork::Single)],
+    'Kamado::Prefork' => [qw(Kamado::Prefork Kamado::Prefork::Worker Kamado::Prefork::Template Kamado::Prefork::Slots
+        Kamado::Prefork::Scaling Kamado::Prefork::Reaper Kamado::Prefork::Single)],
 );
 # what holds the family's object in a module, when not $self (a stream's
 # $self is the stream: its server is the worker's object)

@@ -1,4 +1,4 @@
-# Kamado: what a process asks of the kernel (parent death, subreaper, memory) and the request timers. Included by Kamado.xs.
+# Kamado: what a process asks of the kernel (parent death, subreaper, memory, the template's forks) and the request timers. Included by Kamado.xs.
 
 MODULE = Kamado    PACKAGE = Kamado
 
@@ -20,6 +20,26 @@ CODE:
     RETVAL = prctl(PR_SET_CHILD_SUBREAPER, 1UL) == 0;
 OUTPUT:
     RETVAL
+
+void
+spawn_next(int ask, int tell)
+PPCODE:
+{
+    /* the template's wait for the next worker to fork (src/sys/kd_spawn.c):
+     * in a worker (pool, slot); in the template () at the end, (0) when a
+     * signal came */
+    kd_spawn_ask got;
+    int r;
+    PERL_FLUSHALL_FOR_CHILD; /* (nothing buffered is written twice) */
+    r = kd_spawn_next(ask, tell, &got);
+    if (r == 1) {
+        EXTEND(SP, 2);
+        mPUSHi(got.pool);
+        PUSHs(got.slot >= 0 ? sv_2mortal(newSViv(got.slot)) : &PL_sv_undef);
+    } else if (r < 0) {
+        mXPUSHi(0);
+    }
+}
 
 int
 release_free_memory()

@@ -14,6 +14,7 @@ use Kamado::Prefork::Reaper;
 use Kamado::Prefork::Scaling;
 use Kamado::Prefork::Single;
 use Kamado::Prefork::Slots;
+use Kamado::Prefork::Template;
 use Kamado::Prefork::Worker;
 use Kamado::Process;
 
@@ -21,9 +22,10 @@ use Kamado::Process;
 # the workers, replaces those that exit, and acts on signals. Signal
 # handlers only set flags (Kamado::Process); the loop in run() acts on
 # them. What the loop does is in role modules, as functions over this
-# object: Kamado::Prefork::Worker (in the child forked), ::Slots (the
-# scoreboard), ::Scaling (TTIN, TTOU, autoscaling), ::Reaper (reaping and
-# the end), ::Single (--workers 0).
+# object: Kamado::Prefork::Worker (in the child forked), ::Template (the
+# process workers are forked from), ::Slots (the scoreboard), ::Scaling
+# (TTIN, TTOU, autoscaling), ::Reaper (reaping and the end), ::Single
+# (--workers 0).
 
 # A worker whose app cannot be loaded (--no-preload) or whose
 # --worker-init dies exits with the status that says so
@@ -114,6 +116,7 @@ sub run {
     $self->_make_queues if $self->{pools}->@*;
 
     Kamado::Prefork::Worker::before_fork($self);
+    Kamado::Prefork::Template::start($self);
     # it serves once workers are forked from the preloaded app, or once
     # the first worker has loaded it and done what it does before it
     # accepts (a worker whose --worker-init dies must not count as serving)
@@ -125,7 +128,7 @@ sub run {
             Kamado::ErrorLog->reopen;
             # (for the workers forked from now on)
             $self->{server_args}{access_log}->reopen if $self->{server_args}{access_log};
-            kill USR1 => keys $self->{children}->%*;
+            kill USR1 => keys $self->{children}->%*, Kamado::Prefork::Template::pid($self);
         }
         Kamado::Prefork::Scaling::resize($self, delete $signal{more}, delete $signal{fewer});
         Kamado::Prefork::Reaper::reap($self, \$last_failure);
@@ -134,6 +137,7 @@ sub run {
             my $why = "giving up: $self->{failing} in $self->{load_failures} workers in a row";
             Kamado::Log->error($why);
             $self->{on_give_up}->($why) if $self->{on_give_up};
+            Kamado::Prefork::Template::stop($self);
             Kamado::Prefork::Reaper::stop_workers($self, {});
             $self->{scoreboard}->refresh;
             return 1;
@@ -167,6 +171,7 @@ sub run {
         $timeout = min($timeout, max(0, $self->{next_measure} - Time::HiRes::time())) if $self->{board_shown};
         select $rin, undef, undef, $timeout;
     }
+    Kamado::Prefork::Template::stop($self);
     Kamado::Prefork::Reaper::stop_workers($self, \%signal);
     $self->{scoreboard}->refresh;
     return 0;
@@ -191,24 +196,32 @@ sub _make_queues {
 sub _spawn {
     my ($self, $pool) = @_;
     $pool //= 0;
-    my $generation = $$;
     my $slot = Kamado::Prefork::Slots::free($self);
     $self->{scoreboard}->claim($slot, $self->{generation}, $pool) if defined $slot;
-    my ($pid, $old) = Kamado::Process::fork_signals_blocked();
-    if (!defined $pid) {
-        Kamado::Log->error("Can't fork a worker: $!");
+    my $pid = Kamado::Prefork::Template::fork_worker($self, $pool, $slot) // _fork($self, $pool, $slot);
+    if (!$pid) {
         $self->{scoreboard}->clear($slot) if defined $slot;
         return;
     }
-    if ($pid) {
-        $self->{children}{$pid} = $self->{generation};
-        $self->{pool_of}{$pid} = $pool;
-        if (defined $slot) {
-            $self->{slot_of}{$pid} = $slot;
-            $self->{scoreboard}->set_pid($slot, $pid);
-        }
-        return;
+    $self->{children}{$pid} = $self->{generation};
+    $self->{pool_of}{$pid} = $pool;
+    if (defined $slot) {
+        $self->{slot_of}{$pid} = $slot;
+        $self->{scoreboard}->set_pid($slot, $pid);
     }
+}
+
+# A worker forked from the generation itself (no template): its pid, 0
+# when it could not be forked.
+sub _fork {
+    my ($self, $pool, $slot) = @_;
+    my $generation = $$;
+    my ($pid, $old) = Kamado::Process::fork_signals_blocked();
+    if (!defined $pid) {
+        Kamado::Log->error("Can't fork a worker: $!");
+        return 0;
+    }
+    return $pid if $pid;
     Kamado::Prefork::Worker::main($self, $generation, $old, $slot, $pool);
 }
 
@@ -296,7 +309,10 @@ ones the supervisor passes on; the table of all three processes is in
 L<Kamado::Process>.
 
 Forks C<workers> workers (a fixed pool), or autoscales between
-C<min_workers> and C<max_workers>, and replaces workers that exit. Before
+C<min_workers> and C<max_workers>, and replaces workers that exit. The
+workers are forked from a template process that has done their common
+setup (L<Kamado::Prefork::Template>), and are this process's children
+all the same. Before
 the first fork it maps the L<Kamado::Scoreboard> (anonymous shared
 memory) with a slot for every worker that may be alive at once; it gives
 each worker a slot when it forks it and clears the slot when it reaps it.
@@ -307,13 +323,15 @@ each worker's memory from F</proc/PID/smaps_rollup> into its slot once a
 second. When it reaps a worker it counts the exit by cause (the cause
 the worker gave as it stopped accepting, such as C<max_requests>, or the
 one this process had, such as C<idle>, else what the wait status says:
-C<request_timeout>, C<load_failed>, C<crash>, C<stop>). It signals only the pids it forked and has not reaped,
-never one read from the scoreboard.
+C<request_timeout>, C<load_failed>, C<crash>, C<stop>). It signals only
+the pids of its workers that it has not reaped, never one read from the
+scoreboard.
 
 =head1 ITS ROLE MODULES
 
-L<Kamado::Prefork::Worker>, L<Kamado::Prefork::Slots>,
-L<Kamado::Prefork::Scaling>, L<Kamado::Prefork::Reaper> and
+L<Kamado::Prefork::Worker>, L<Kamado::Prefork::Template>,
+L<Kamado::Prefork::Slots>, L<Kamado::Prefork::Scaling>,
+L<Kamado::Prefork::Reaper> and
 L<Kamado::Prefork::Single> are functions over this object and share its
 hash. Each module declares the keys it owns (its C<FIELDS> constant) and
 writes only those; the table of workers (C<children>, C<pool_of>,
@@ -395,6 +413,7 @@ C<min_workers> and C<max_workers>; autoscaling goes on from the new count
 
 The parts of a generation, each a set of functions over this object:
 L<Kamado::Prefork::Worker> (a worker from its fork to its exit),
+L<Kamado::Prefork::Template> (the process the workers are forked from),
 L<Kamado::Prefork::Slots> (the scoreboard), L<Kamado::Prefork::Scaling>
 (TTIN, TTOU and autoscaling), L<Kamado::Prefork::Reaper> (reaping and
 stopping the workers), L<Kamado::Prefork::Single> (C<--workers 0>).

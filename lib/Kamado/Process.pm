@@ -60,12 +60,12 @@ sub fork_signals_blocked {
     return ($pid, $old);
 }
 
-# In a child, once its handlers are set: the signal mask back, and TERM
-# when $parent dies (a child must not outlive a parent killed with KILL);
-# it exits at once if $parent died before that.
+# In a child, once its handlers are set: the signal mask back (unless it
+# has it already), and TERM when $parent dies (a child must not outlive a
+# parent killed with KILL); it exits at once if $parent died before that.
 sub started {
     my ($parent, $mask) = @_;
-    POSIX::sigprocmask(POSIX::SIG_SETMASK(), $mask);
+    POSIX::sigprocmask(POSIX::SIG_SETMASK(), $mask) if $mask;
     Kamado::set_parent_death_signal(POSIX::SIGTERM());
     POSIX::_exit(0) if getppid != $parent;
 }

@@ -26,12 +26,22 @@ use constant { LOAD_FAILED => 2, INIT_FAILED => 3 };
 # a closure made in the worker writes to many pages it shares with the
 # generation. A stop that comes while the app loads is acted on once the
 # server exists.
-our ($SERVER, $STOP, $ACCESS_LOG);
+# ($TEMPLATE: this process is the template workers are forked from.)
+our ($SERVER, $STOP, $ACCESS_LOG, $TEMPLATE);
 
 # In the child just forked ($generation: the parent's pid, $mask: the
 # signal mask to restore): never returns.
 sub main {
     my ($self, $generation, $mask, $slot, $pool) = @_;
+    setup($self, $generation, $mask, $pool);
+    serve($self, $slot, $pool);
+}
+
+# What every worker does first, in a child of the generation: in the
+# worker itself, or once in the template its workers are forked from
+# (Kamado::Prefork::Template), whose workers then share what it wrote.
+sub setup {
+    my ($self, $generation, $mask, $pool) = @_;
     $0 = $self->{names}[ $pool // 0 ];
     Kamado::Log->set_role('worker');
     # the worker's column of the signal table (Kamado::Process)
@@ -44,10 +54,16 @@ sub main {
     Kamado::Hooks->on(worker_exit => sub { $access_log->flush }) if $access_log;
     Kamado::Process::started($generation, $mask);
     $SIG{CHLD} = 'DEFAULT';
-    srand;                             # every worker its own random sequence
     # (the generation's end: a worker holding it would never see the
     # pipe's reader gone)
     close $self->{notice_r} if $self->{notice_r};
+}
+
+# The worker, set up: loads the app if it is not preloaded, runs start,
+# then serves until it stops. Never returns.
+sub serve {
+    my ($self, $slot, $pool) = @_;
+    srand;                             # every worker its own random sequence
     my $notice = $self->{notice_w};
     my $app = $self->{app} // eval { my $app = $self->{loader}->(); $_->() for $self->{prepare}->@*; $app } // do {
         Kamado::Log->error("worker can't load the app: " . ($@ =~ s/\s+\z//r));
@@ -88,8 +104,9 @@ sub _stop {
     $SERVER->stop if $SERVER;
 }
 
-# at once, mid-request or not
+# at once, mid-request or not (the template has no exit handlers to run)
 sub _now {
+    POSIX::_exit(0) if $TEMPLATE;
     at_exit(1);
     POSIX::_exit(0);
 }

@@ -149,11 +149,26 @@ sub wait_ready {
 
 # The pids of the workers, from /proc: the supervisor's grandchildren, under
 # the generation that serves (or under each, while one replaces another),
-# but what a worker that crashed leaves to finish its other connections.
+# but the template they are forked from (see template) and what a worker
+# that crashed leaves to finish its other connections.
 sub workers {
     my ($self) = @_;
+    my ($pids, $name) = _under_generations($self);
+    return grep { $name->{$_} ne 'kamado template' && $name->{$_} ne 'kamado finisher' } @$pids;
+}
+
+# The pid of each generation's template (Kamado::Prefork::Template).
+sub templates {
+    my ($self) = @_;
+    my ($pids, $name) = _under_generations($self);
+    return grep { $name->{$_} eq 'kamado template' } @$pids;
+}
+
+# The generations' children, and pid => name
+sub _under_generations {
+    my ($self) = @_;
     my ($kids, $name) = _children();
-    return grep { $name->{$_} ne 'kamado finisher' } map { ($kids->{$_} // [])->@* } ($kids->{ $self->{pid} } // [])->@*;
+    return ([map { ($kids->{$_} // [])->@* } ($kids->{ $self->{pid} } // [])->@*], $name);
 }
 
 # The pids of the generation processes (see Kamado::Supervisor).
