@@ -161,8 +161,12 @@ supervisor and a generation share.
     HUP         reload: a new generation    ignored                  ignored
     TTIN, TTOU  to the serving generation   a worker more, fewer     ignored
     USR1        reopen the log; to each     reopen; to every worker  reopen the log
+                                            and the template
 
-The status process stops (after what it is answering) on TERM, QUIT and
+The template the workers are forked from (L<Kamado::Prefork::Template>)
+stops on TERM and QUIT, exits at once on INT, reopens the logs on USR1
+and ignores the others; it also exits when its generation closes its
+pipe or dies. The status process stops (after what it is answering) on TERM, QUIT and
 INT, from the supervisor once the generations are gone, and ignores the
 others.
 
@@ -179,7 +183,8 @@ C<stop> and C<now>).
 =item fork_signals_blocked
 
 C<fork> with the table's signals blocked; returns the pid and the mask
-from before, which the child restores with C<started($parent, $mask)>.
+from before, which the child restores with C<started($parent, $mask)>
+(without C<$mask>, C<started> leaves the mask as it is).
 
 =item read_waiting($fh)
 
