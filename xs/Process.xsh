@@ -22,7 +22,7 @@ OUTPUT:
     RETVAL
 
 void
-spawn_next(int ask, int tell)
+spawn_next(int ask, int tell, int deathsig)
 PPCODE:
 {
     /* the template's wait for the next worker to fork (src/sys/kd_spawn.c):
@@ -31,7 +31,7 @@ PPCODE:
     kd_spawn_ask got;
     int r;
     PERL_FLUSHALL_FOR_CHILD; /* (nothing buffered is written twice) */
-    r = kd_spawn_next(ask, tell, &got);
+    r = kd_spawn_next(ask, tell, deathsig, &got);
     if (r == 1) {
         EXTEND(SP, 2);
         mPUSHi(got.pool);

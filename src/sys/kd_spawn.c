@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -26,13 +27,14 @@ static int spawn_io(int fd, void *buf, size_t n, int writing)
 }
 
 /* Forks the worker through a first child, with every signal blocked
- * meanwhile. Returns 0 in the worker, its pid in the template, -errno. */
-static int32_t spawn_orphan(void)
+ * meanwhile. Returns 0 in the worker (once its parent is the subreaper:
+ * see kd_spawn_next), its pid in the template, -errno. */
+static int32_t spawn_orphan(int deathsig)
 {
     int sv[2];
     int32_t pid = 0;
     sigset_t all, old;
-    pid_t first;
+    pid_t first, reaper = getppid();
 
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
         return -errno;
@@ -55,6 +57,10 @@ static int32_t spawn_orphan(void)
             if (!ok)
                 _exit(0); /* the template went */
         }
+        /* the template's parent, now this process's: the worker goes with
+         * it, and at once if it went already */
+        if (prctl(PR_SET_PDEATHSIG, (unsigned long)deathsig) != 0 || getppid() != reaper)
+            _exit(0);
         sigprocmask(SIG_SETMASK, &old, NULL);
         return 0;
     }
@@ -74,7 +80,7 @@ static int32_t spawn_orphan(void)
     return pid;
 }
 
-int kd_spawn_next(int ask, int tell, kd_spawn_ask *got)
+int kd_spawn_next(int ask, int tell, int deathsig, kd_spawn_ask *got)
 {
     for (;;) {
         ssize_t r = read(ask, got, sizeof *got);
@@ -83,9 +89,12 @@ int kd_spawn_next(int ask, int tell, kd_spawn_ask *got)
             return -1;
         if (r != (ssize_t)sizeof *got)
             return 0; /* the generation's end closed (asks are written whole) */
-        pid = spawn_orphan();
-        if (pid == 0)
+        pid = spawn_orphan(deathsig);
+        if (pid == 0) {
+            close(ask);
+            close(tell);
             return 1;
+        }
         if (!spawn_io(tell, &pid, sizeof pid, 1))
             return 0;
     }

@@ -23,9 +23,11 @@ typedef struct {
 
 /* Reads asks from `ask` and answers each on `tell` with the pid of the
  * worker forked (an int32; -errno when it could not be). Returns 1 in a
- * worker, with *got its ask, all signals as they were; 0 in the template
- * when `ask` is closed or a read fails; -1 with errno EINTR when a signal
- * came (the caller handles it and calls again). */
-int kd_spawn_next(int ask, int tell, kd_spawn_ask *got);
+ * worker, with *got its ask: `ask` and `tell` closed, signals as they were,
+ * `deathsig` due when its parent (the subreaper) dies, and exited at once
+ * if that parent is already gone. In the template, returns 0 when `ask`
+ * is closed or a read fails, and -1 with errno EINTR when a signal came
+ * (the caller handles it and calls again). */
+int kd_spawn_next(int ask, int tell, int deathsig, kd_spawn_ask *got);
 
 #endif

@@ -36,7 +36,7 @@ static void run_template(int ask_r, int tell_w, pid_t reaper)
     sigaction(SIGUSR1, &sa, NULL);
     for (;;) {
         kd_spawn_ask got;
-        int r = kd_spawn_next(ask_r, tell_w, &got);
+        int r = kd_spawn_next(ask_r, tell_w, SIGTERM, &got);
         if (r == 1)
             _exit(getppid() == reaper ? 100 + got.pool * 10 + (got.slot < 0 ? 9 : got.slot) : 1);
         if (r < 0 && errno == EINTR) {

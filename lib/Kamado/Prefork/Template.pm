@@ -111,32 +111,29 @@ sub pid {
 }
 
 # The template: the workers' setup, then the fork loop in C (Kamado's
-# spawn_next), which returns in each worker it forks. It exits when the
-# generation closes its end, or stops (TERM, QUIT).
+# spawn_next), which returns in each worker it forks, its parent the
+# generation, TERM due when the generation dies, the template's pipes
+# closed. It exits when the generation closes its end, or stops (TERM,
+# QUIT). (Its log lines say "worker": a worker forked from it then writes
+# no page to say so.)
 sub _main {
-    my ($self, $generation, $mask, $ask, $tell) = @_;
-    $Kamado::Prefork::Worker::TEMPLATE = 1;
+    my ($self, $generation, $mask, $ask_r, $tell_w) = @_;
+    # plain descriptors, which the C loop closes in each worker: a Perl
+    # handle would close whatever reuses their numbers when the worker exits
+    # (without them it exits: the generation forks its workers itself)
+    my ($ask, $tell) = map { POSIX::dup(fileno $_) // POSIX::_exit(1) } $ask_r, $tell_w;
+    close $_ for $ask_r, $tell_w;
+    $Kamado::Prefork::Worker::TEMPLATE = $$;
     Kamado::Prefork::Worker::setup($self, $generation, $mask);
-    Kamado::Log->set_role('template');
     $0 =~ s/^kamado worker/kamado template/;
     until ($Kamado::Prefork::Worker::STOP) {
-        my @got = Kamado::spawn_next(fileno $ask, fileno $tell) or last;
+        my @got = Kamado::spawn_next($ask, $tell, POSIX::SIGTERM()) or last;
         # (a signal came: its handler runs here)
         next if @got == 1;
-        close $_ for $ask, $tell;
-        _worker($self, $generation, @got);
+        $0 = $self->{names}[ $got[0] ];
+        Kamado::Prefork::Worker::serve($self, $got[1], $got[0]);
     }
     POSIX::_exit(0);
-}
-
-# In a worker forked by the template: what is its own, then serves.
-sub _worker {
-    my ($self, $generation, $pool, $slot) = @_;
-    $Kamado::Prefork::Worker::TEMPLATE = 0;
-    Kamado::Process::started($generation);
-    Kamado::Log->set_role('worker');
-    $0 = $self->{names}[$pool];
-    Kamado::Prefork::Worker::serve($self, $slot, $pool);
 }
 
 1;

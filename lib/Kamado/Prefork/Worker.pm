@@ -26,7 +26,8 @@ use constant { LOAD_FAILED => 2, INIT_FAILED => 3 };
 # a closure made in the worker writes to many pages it shares with the
 # generation. A stop that comes while the app loads is acted on once the
 # server exists.
-# ($TEMPLATE: this process is the template workers are forked from.)
+# ($TEMPLATE: the pid of the template the workers are forked from, in it
+# and in its workers.)
 our ($SERVER, $STOP, $ACCESS_LOG, $TEMPLATE);
 
 # In the child just forked ($generation: the parent's pid, $mask: the
@@ -106,7 +107,7 @@ sub _stop {
 
 # at once, mid-request or not (the template has no exit handlers to run)
 sub _now {
-    POSIX::_exit(0) if $TEMPLATE;
+    POSIX::_exit(0) if $TEMPLATE && $TEMPLATE == $$;
     at_exit(1);
     POSIX::_exit(0);
 }
