@@ -245,7 +245,7 @@ Makes this process the reaper of its orphaned descendants (prctl
 C<PR_SET_CHILD_SUBREAPER>): what a dead worker left running becomes the
 generation's. True on success.
 
-=item spawn_next(ASK_FD, TELL_FD)
+=item spawn_next(ASK_FD, TELL_FD, DEATHSIG)
 
 The fork loop of L<Kamado::Prefork::Template>: reads what to fork next
 from ASK_FD (a pool and a scoreboard slot, two native 32-bit integers;
@@ -253,9 +253,12 @@ slot -1 for none), forks the worker through a first child that exits at
 once (so that it becomes the child of the nearest subreaper, the
 generation), answers its pid (or minus errno) on TELL_FD as a 32-bit
 integer, and waits for the next. Returns in each worker, with its (pool,
-slot) once its parent is the subreaper; in the template, C<(0)> when a
+slot), once its parent is the template's parent: ASK_FD and TELL_FD are
+closed there, and DEATHSIG is due when that parent dies (the worker exits
+at once if it died already). In the template, returns C<(0)> when a
 signal came (its handler runs, and the caller calls again) and the empty
-list when ASK_FD is closed.
+list when ASK_FD is closed. The descriptors are plain ones, held by no
+Perl handle.
 
 =item resident_kb()
 
