@@ -12,6 +12,7 @@
  *   xs/env.c, xs/logline.c   Kamado::Loop's %env and access-log lines
  *   xs/Loop.xsh              Kamado::Loop, the event loop
  *   xs/LoopWrite.xsh         Kamado::Loop's responses
+ *   xs/serve.c               Kamado::Loop's request cycle
  *   xs/LoopLog.xsh           Kamado::Loop's access-log records
  *   xs/Scoreboard.xsh        Kamado::Scoreboard
  *   xs/Process.xsh           Kamado: prctl, memory, the template's forks, request timers
@@ -106,6 +107,7 @@ static int kd_class_quiet(pTHX_ HV *stash, AV *idle, CV *regexp_destroy)
 #include "xs/loop.c"
 #include "xs/env.c"
 #include "xs/logline.c"
+#include "xs/serve.c"
 #include "xs/method_cb.c"
 
 MODULE = Kamado    PACKAGE = Kamado
