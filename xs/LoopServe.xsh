@@ -18,7 +18,7 @@ PPCODE:
      * (nothing: no request; or (fd, env, body kind[, answers]) of a
      * request left to the caller), or those and (response, cleanup
      * handlers) after the app was called, or those and (what
-     * write_response returned) after its response was written; or undef
+     * write_response returned) after its response was written; or -1
      * when, after a request it served, a flag is set (the signals that
      * came meanwhile dispatched first). */
     SV *stopping;
@@ -39,7 +39,7 @@ PPCODE:
             /* between two requests: the signals come now, as in Perl */
             PERL_ASYNC_CHECK();
             if (SvTRUE(stopping) || SvTRUE(GvSVn(idle_gv)))
-                XSRETURN_UNDEF;
+                XSRETURN_IV(-1);
         }
         if (!(c = take_request(aTHX_ self, timeout_ms)))
             XSRETURN_EMPTY;

@@ -161,9 +161,8 @@ those and C<(RESPONSE, CLEANUP)>, the answer and the cleanup handlers'
 array as it was before the call (with C<$@> as the eval left it), when
 it stopped after the call; those and what C<write_response> returned
 when it stopped after the write; the empty list when the time ran out;
-C<undef> when a flag was set after a request it served. The caller goes
-on from that point (L<Kamado::Server>'s C<handle_request> and
-C<answered>).
+-1 when a flag was set after a request it served. The caller goes on
+from that point (L<Kamado::Server>'s C<handle_request>).
 
 =item empty_input(FH)
 

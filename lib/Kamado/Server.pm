@@ -187,18 +187,19 @@ sub run {
         # (here and in handle_request, the loop's subs and this class's
         # are called as functions: a method lookup per call is a cost every
         # request pays, and neither class is subclassed for them)
-        (my ($fd, $env, $body, $answers, @answer) = Kamado::Loop::serve(@serve, $in_c && !defined $chld)) or do {
+        my ($fd, $env, $body, $answers, @answer) =
+            $in_c ? Kamado::Loop::serve(@serve, !defined $chld) : Kamado::Loop::next_request($loop, 1000);
+        if (!$env) {
+            next if defined $fd;    # (serve: requests served, then a flag set)
             ($SIG{CHLD}, $chld) = ($chld, undef) if defined $chld && !$IDLE_CHLD;
             $self->{on_tick}->() if $self->{on_tick};
             $log->idle($self->{listeners}) if $log;
             Kamado::Server::Errors::log_faults($self);
             last if $retire_at && Time::HiRes::time() >= ($why = 'max_age', $retire_at)[1];
             next;
-        };
-        next unless defined $fd;    # (serve: served, and a flag set or a signal caught)
+        }
         ($SIG{CHLD}, $chld) = ($chld, undef) if defined $chld;
-        # (serve called the app: the rest of handle_request)
-        @answer ? answered($self, $fd, $env, $body, @answer) : handle_request($self, $fd, $env, $body);
+        handle_request($self, $fd, $env, $body, @answer);
         if ($log) {
             $native ? $loop->log_request($env) : $log->request($env);
             $log->answers($self->{listeners}) if $answers;
@@ -280,47 +281,44 @@ sub _drain {
     }
 }
 
-# Runs the app for one request and sends its response.
+# Runs the app for one request and sends its response. Given RES and
+# CLEANUP, the loop has called the app (Kamado::Loop::serve): RES is its
+# response, CLEANUP its cleanup handlers as they were before it ran, and
+# SENT, when the loop wrote the response too, what write_response
+# returned; the rest is done here.
 sub handle_request {
-    my ($self, $fd, $env, $body_kind) = @_;
-    my $loop = $self->{loop};
-    if ($body_kind) {
-        Kamado::Server::Input::start($self);
-        if ($self->{expect_to_app} && Kamado::Server::Input::expects_continue($env)) {
-            my $request = $loop->serving($fd);
-            $env->{'psgi.input'} = Kamado::DeferredInput->handle(
-                sub { Kamado::Server::Input::deferred_body($self, $fd, $env, $body_kind, $request) });
-            $env->{'psgix.input.buffered'} = 0;
-        } else {
-            # the server has answered any Expect itself (the loop holds
-            # the body, or the read sends the 100): none left to the app
-            delete $env->{HTTP_EXPECT};
-            Kamado::Server::Input::read_body($self, $fd, $env, $body_kind) or return;
-        }
-    } elsif (!$env->{'psgi.input'}) {
-        # the loop gives the worker's empty input while it is open
-        $loop->empty_input($env->{'psgi.input'} = Kamado::Server::Input::empty($self));
-    }
-    upgradable($fd, $env) if exists $env->{HTTP_UPGRADE};
-    my $cleanup = $env->{'psgix.cleanup.handlers'};    # (the loop's, empty)
-
-    my $res = eval { $self->{app}->($env) };
-    answered($self, $fd, $env, $body_kind, $res, $cleanup);
-}
-
-# The app has answered RES to a request (CLEANUP: its cleanup handlers,
-# as they were before the app ran): the answer sent, or handed on, and
-# the handlers run. Given SENT, the common answer was written already
-# (Kamado::Loop::serve), and that is what write_response returned.
-sub answered {
     my ($self, $fd, $env, $body_kind, $res, $cleanup, @sent) = @_;
+    my $loop = $self->{loop};
+    if (@_ < 6) {
+        if ($body_kind) {
+            Kamado::Server::Input::start($self);
+            if ($self->{expect_to_app} && Kamado::Server::Input::expects_continue($env)) {
+                my $request = $loop->serving($fd);
+                $env->{'psgi.input'} = Kamado::DeferredInput->handle(
+                    sub { Kamado::Server::Input::deferred_body($self, $fd, $env, $body_kind, $request) });
+                $env->{'psgix.input.buffered'} = 0;
+            } else {
+                # the server has answered any Expect itself (the loop holds
+                # the body, or the read sends the 100): none left to the app
+                delete $env->{HTTP_EXPECT};
+                Kamado::Server::Input::read_body($self, $fd, $env, $body_kind) or return;
+            }
+        } elsif (!$env->{'psgi.input'}) {
+            # the loop gives the worker's empty input while it is open
+            $loop->empty_input($env->{'psgi.input'} = Kamado::Server::Input::empty($self));
+        }
+        upgradable($fd, $env) if exists $env->{HTTP_UPGRADE};
+        $cleanup = $env->{'psgix.cleanup.handlers'};    # (the loop's, empty)
+
+        $res = eval { $self->{app}->($env) };
+    }
     _forked() if Kamado::current_pid() != $self->{pid};
     stops_for($self, 'harakiri'), $self->stop if $env->{'psgix.harakiri.commit'};
     if ($body_kind && $self->{body_failed}) {
         # a deferred body failed: its 408/413/400 is sent, the app's answer is not
     } elsif (ref $res eq 'ARRAY' && @$res == 3 && ref $res->[2] eq 'ARRAY' && ref $res->[1] eq 'ARRAY') {
         # the common case, all in C; false but defined: a refused head
-        my $sent = @sent ? $sent[0] : Kamado::Loop::write_response($self->{loop}, $fd, @$res);
+        my $sent = @sent ? $sent[0] : Kamado::Loop::write_response($loop, $fd, @$res);
         # (a 101 is refused there: it is the upgrade's)
         $sent = upgrade($self, $fd, $env, $res) if defined $sent && !$sent && $env->{'psgix.io'} && $res->[0] eq '101';
         Kamado::Server::Errors::framing_error($self, $fd, $env, $sent)
