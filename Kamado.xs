@@ -12,6 +12,8 @@
  *   xs/env.c, xs/logline.c   Kamado::Loop's %env and access-log lines
  *   xs/Loop.xsh              Kamado::Loop, the event loop
  *   xs/LoopWrite.xsh         Kamado::Loop's responses
+ *   xs/serve.c,              Kamado::Loop::serve, the request cycle with
+ *   xs/LoopServe.xsh         the app called from C
  *   xs/LoopLog.xsh           Kamado::Loop's access-log records
  *   xs/Scoreboard.xsh        Kamado::Scoreboard
  *   xs/Process.xsh           Kamado: prctl, memory, the template's forks, request timers
@@ -106,6 +108,7 @@ static int kd_class_quiet(pTHX_ HV *stash, AV *idle, CV *regexp_destroy)
 #include "xs/loop.c"
 #include "xs/env.c"
 #include "xs/logline.c"
+#include "xs/serve.c"
 #include "xs/method_cb.c"
 
 MODULE = Kamado    PACKAGE = Kamado
@@ -115,6 +118,8 @@ PROTOTYPES: DISABLE
 INCLUDE: xs/Loop.xsh
 
 INCLUDE: xs/LoopWrite.xsh
+
+INCLUDE: xs/LoopServe.xsh
 
 INCLUDE: xs/LoopStream.xsh
 

@@ -241,30 +241,16 @@ void
 next_request(Kamado::Loop self, int timeout_ms)
 PPCODE:
 {
-    kd_conn *c;
-    int rv;
-    forget_request_id(aTHX_ self);
-    rv = kd_loop_next(self->loop, timeout_ms, &c);
-    if (rv < 0)
-        croak("Can't wait for connections: %s", strerror(errno));
-    if (rv == 0)
+    kd_conn *c = take_request(aTHX_ self, timeout_ms);
+    if (!c)
         XSRETURN_EMPTY;
-    self->resp_status = 0;
-    self->resp_bytes = 0;
     EXTEND(SP, 4);
     mPUSHi(c->fd);
-    mPUSHs(newRV_inc((SV *)build_env(aTHX_ self, c)));
+    mPUSHs(newRV_inc((SV *)self->last_env));
     mPUSHi(kd_conn_body_kind(c));   /* Kamado::BODY_* */
-    if (self->logging) {
-        self->req_start = kd_wall();
-        if (self->resp_headers) {
-            SvREFCNT_dec((SV *)self->resp_headers);
-            self->resp_headers = NULL;
-        }
-    }
     /* answers to log (take_answers), failures to log (take_faults) */
-    if (self->loop->nanswers || self->loop->nfaults)
-        mPUSHi(self->loop->nanswers + self->loop->nfaults);
+    if (loop_answers(self))
+        mPUSHi(loop_answers(self));
 }
 
 void

@@ -46,13 +46,10 @@ PPCODE:
      * made, to the buffer; or, given (status, headers, body bytes,
      * start), of a request that ends after others were served (an async
      * worker's stream), the record of the one just served kept as it is */
-    size_t start = self->logbuf.len;
-    double now = kd_wall();
     int kept_status = self->resp_status;
     IV kept_bytes = self->resp_bytes;
     double kept_start = self->req_start;
     AV *kept_headers = self->resp_headers;
-    int rv;
     if (!self->logfmt)
         croak("Kamado::Loop->log_request: no format (access_log)");
     if (items != 2 && items != 6)
@@ -65,17 +62,13 @@ PPCODE:
         self->resp_bytes = SvIV(ST(4));
         self->req_start = SvNV(ST(5));
     }
-    rv = log_format(aTHX_ self, env, now);
+    log_served(aTHX_ self, env);
     if (items == 6) {
         self->resp_status = kept_status;
         self->resp_headers = kept_headers;
         self->resp_bytes = kept_bytes;
         self->req_start = kept_start;
     }
-    if (rv != 0)
-        self->logbuf.len = start;    /* no memory: this line is lost, not the others */
-    else
-        log_added(self, start, now);
     XSRETURN_EMPTY;
 }
 

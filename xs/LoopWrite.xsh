@@ -10,76 +10,16 @@ void
 write_response(Kamado::Loop self, int fd, SV *status, AV *headers, AV *body)
 PPCODE:
 {
-    /* the common case, a complete response, in one sendmsg; true
+    /* the common case, a complete response, in one write; true
      * (BODY_MISMATCH when the body did not match its Content-Length:
-     * framing_error says how),
-     * false for a refused head (nothing written), undef if the client
-     * went away */
-    kd_conn *c = serving_conn(aTHX_ self, fd);
-    SSize_t i, nb = av_len(body) + 1;
-    struct iovec stack_in[16], stack_out[17 + KD_FRAME_EXTRA_IOV];
-    struct iovec *in = stack_in, *out = stack_out;
-    IV total = 0;
-    int64_t framed;
-    size_t hlen;
-    uint64_t before;
-    int ok, n;
-
-    if (nb > 16) {
-        Newx(in, nb, struct iovec);
-        Newx(out, nb + 1 + KD_FRAME_EXTRA_IOV, struct iovec);
-    }
-    for (i = 0; i < nb; i++) {
-        SV **e = av_fetch(body, i, 0);
-        STRLEN l = 0;
-        const char *p = (e && SvOK(*e)) ? sv_bytes(aTHX_ *e, &l) : "";
-        if (!p)
-            break;                   /* wide character: invalid */
-        in[i].iov_base = (char *)p;
-        in[i].iov_len = l;
-        total += (IV)l;
-    }
-    if (i < nb) {
-        self->framing_error = "wide character in the body";
-        hlen = 0;
-    } else {
-        hlen = build_head(aTHX_ self, c, status, headers, total);
-    }
-    if (hlen == 0) {
-        if (in != stack_in) {
-            Safefree(in);
-            Safefree(out);
-        }
-        XSRETURN_NO;                 /* invalid: nothing was written */
-    }
-    if (c->frame.decode) {
-        /* the app's own chunks: decoded first; a malformed encoding is
-         * an invalid response, nothing written */
-        struct iovec piece;
-        if (unchunk(aTHX_ self, c, in, (int)nb, 1, &piece) != 0) {
-            if (in != stack_in) {
-                Safefree(in);
-                Safefree(out);
-            }
-            XSRETURN_NO;
-        }
-        in[0] = piece;
-        nb = 1;
-    }
-    out[0].iov_base = self->head;
-    out[0].iov_len = hlen;
-    n = kd_frame_body(&c->frame, in, (int)nb, 1, out + 1, &framed);
-    before = self->loop->sent;
-    ok = kd_write_last(self->loop, c, out, n + 1) == 0;
-    self->resp_bytes += ok ? (IV)framed : body_sent(self, before, hlen, (IV)framed);
-    if (in != stack_in) {
-        Safefree(in);
-        Safefree(out);
-    }
-    finish(self, c, ok);
-    if (!ok)
-        XSRETURN_UNDEF;              /* the client went away: $! says why */
-    if (self->framing_error)
+     * framing_error says how), false for a refused head (nothing
+     * written), undef if the client went away */
+    int sent = respond(aTHX_ self, serving_conn(aTHX_ self, fd), status, headers, body);
+    if (sent == KD_SENT_GONE)
+        XSRETURN_UNDEF;              /* $! says why */
+    if (sent == KD_SENT_REFUSED)
+        XSRETURN_NO;
+    if (sent == KD_BODY_MISMATCH)
         XSRETURN_IV(KD_BODY_MISMATCH);
     XSRETURN_YES;
 }

@@ -175,3 +175,15 @@ static int log_format(pTHX_ kd_xs *x, HV *env, double now)
     }
     return rv || kd_lf_put(b, "\n", 1);
 }
+
+/* The line of the request just served (the response recorded in x),
+ * to the buffer; a line that finds no memory is lost, not the others. */
+static void log_served(pTHX_ kd_xs *x, HV *env)
+{
+    size_t start = x->logbuf.len;
+    double now = kd_wall();
+    if (log_format(aTHX_ x, env, now) != 0)
+        x->logbuf.len = start;
+    else
+        log_added(x, start, now);
+}

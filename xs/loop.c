@@ -269,3 +269,77 @@ static int unchunk(pTHX_ kd_xs *x, kd_conn *c, const struct iovec *in, int n, in
     piece->iov_len = len;
     return 0;
 }
+
+#define KD_SENT_OK      1
+#define KD_SENT_REFUSED 0    /* a refused head: nothing written */
+#define KD_SENT_GONE    (-1) /* the client went away: errno says why */
+
+/* A complete response, [STATUS, HEADERS, BODY] with BODY an array of
+ * strings, to the request c serves, in one write: KD_SENT_OK, or
+ * KD_BODY_MISMATCH when the body did not match its Content-Length
+ * (framing_error says how), KD_SENT_REFUSED or KD_SENT_GONE
+ * (Kamado::Loop::write_response). */
+static int respond(pTHX_ kd_xs *x, kd_conn *c, SV *status, AV *headers, AV *body)
+{
+    SSize_t i, nb = av_len(body) + 1;
+    struct iovec stack_in[16], stack_out[17 + KD_FRAME_EXTRA_IOV];
+    struct iovec *in = stack_in, *out = stack_out;
+    IV total = 0;
+    int64_t framed;
+    size_t hlen;
+    uint64_t before;
+    int ok, n;
+
+    if (nb > 16) {
+        Newx(in, nb, struct iovec);
+        Newx(out, nb + 1 + KD_FRAME_EXTRA_IOV, struct iovec);
+    }
+    for (i = 0; i < nb; i++) {
+        SV **e = av_fetch(body, i, 0);
+        STRLEN l = 0;
+        const char *p = (e && SvOK(*e)) ? sv_bytes(aTHX_ * e, &l) : "";
+        if (!p)
+            break; /* wide character: invalid */
+        in[i].iov_base = (char *)p;
+        in[i].iov_len = l;
+        total += (IV)l;
+    }
+    if (i < nb) {
+        x->framing_error = "wide character in the body";
+        hlen = 0;
+    } else {
+        hlen = build_head(aTHX_ x, c, status, headers, total);
+    }
+    /* the app's own chunks are decoded first; a malformed encoding is
+     * an invalid response, nothing written */
+    if (hlen && c->frame.decode) {
+        struct iovec piece;
+        if (unchunk(aTHX_ x, c, in, (int)nb, 1, &piece) != 0) {
+            hlen = 0;
+        } else {
+            in[0] = piece;
+            nb = 1;
+        }
+    }
+    if (hlen == 0) {
+        if (in != stack_in) {
+            Safefree(in);
+            Safefree(out);
+        }
+        return KD_SENT_REFUSED;
+    }
+    out[0].iov_base = x->head;
+    out[0].iov_len = hlen;
+    n = kd_frame_body(&c->frame, in, (int)nb, 1, out + 1, &framed);
+    before = x->loop->sent;
+    ok = kd_write_last(x->loop, c, out, n + 1) == 0;
+    x->resp_bytes += ok ? (IV)framed : body_sent(x, before, hlen, (IV)framed);
+    if (in != stack_in) {
+        Safefree(in);
+        Safefree(out);
+    }
+    finish(x, c, ok);
+    if (!ok)
+        return KD_SENT_GONE;
+    return x->framing_error ? KD_BODY_MISMATCH : KD_SENT_OK;
+}

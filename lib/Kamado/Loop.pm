@@ -143,6 +143,27 @@ C<psgix.cleanup.handlers> array, and, when the request has no body and
 C<empty_input> gave a handle that is still open, that handle as
 C<psgi.input>.
 
+=item serve(TIMEOUT_MS, APP, \$STOP, \*IDLE, PID, LOG, CALL)
+
+C<next_request(TIMEOUT_MS)> when CALL is false. When it is true, the
+worker's request cycle for the plain requests, with APP called from C so
+that only the app's own Perl runs: while a request has no body, no
+C<Upgrade>, C<psgi.input> from C<empty_input>, and no answers to log,
+APP is called with its ENV (in scalar context, in an eval); when the
+process is still PID, C<psgix.harakiri.commit> unset, and the answer
+C<[STATUS, [HEADERS], [BODY]]> (plain arrays) that C<write_response>
+writes whole with no cleanup handler left to run, the access-log line is
+made (LOG true: the format C<access_log> made), the env is done
+(C<env_done>), the signals that came are dispatched, and the next
+request follows unless $STOP or the scalar of the glob IDLE is true.
+Returns C<next_request>'s values for a request it did not call APP for;
+those and C<(RESPONSE, CLEANUP)>, the answer and the cleanup handlers'
+array as it was before the call (with C<$@> as the eval left it), when
+it stopped after the call; those and what C<write_response> returned
+when it stopped after the write; the empty list when the time ran out;
+-1 when a flag was set after a request it served. The caller goes on
+from that point (L<Kamado::Server>'s C<handle_request>).
+
 =item empty_input(FH)
 
 From now on FH is the C<psgi.input> of each request without a body, while

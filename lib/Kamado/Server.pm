@@ -173,6 +173,12 @@ sub run {
     # the app, wrapped to start the clock and answer 504 (see Kamado::Server::Limits)
     local $self->{app} = Kamado::Server::Limits::timed_app($self, $self->{app}) if $timeout;
     my $limited = $budget || $max_kb || $retire_at || $timeout;
+    # without limits to check after each request or an access log made in
+    # Perl, the loop serves the plain requests itself, calling the app
+    # from C, and gives this loop the others where it stops (while
+    # children are reaped, it only takes the next request, as next_request)
+    my $in_c = !$limited && (!$log || $native);
+    my @serve = ($loop, 1000, $self->{app}, \$self->{stopping}, \*IDLE_CHLD, $self->{pid}, $native);
     my $served = 0;
     my ($why, $chld);
     while (!$self->{stopping}) {
@@ -181,16 +187,19 @@ sub run {
         # (here and in handle_request, the loop's subs and this class's
         # are called as functions: a method lookup per call is a cost every
         # request pays, and neither class is subclassed for them)
-        (my ($fd, $env, $body, $answers) = Kamado::Loop::next_request($loop, 1000)) or do {
+        my ($fd, $env, $body, $answers, @answer) =
+            $in_c ? Kamado::Loop::serve(@serve, !defined $chld) : Kamado::Loop::next_request($loop, 1000);
+        if (!$env) {
+            next if defined $fd;    # (serve: requests served, then a flag set)
             ($SIG{CHLD}, $chld) = ($chld, undef) if defined $chld && !$IDLE_CHLD;
             $self->{on_tick}->() if $self->{on_tick};
             $log->idle($self->{listeners}) if $log;
             Kamado::Server::Errors::log_faults($self);
             last if $retire_at && Time::HiRes::time() >= ($why = 'max_age', $retire_at)[1];
             next;
-        };
+        }
         ($SIG{CHLD}, $chld) = ($chld, undef) if defined $chld;
-        handle_request($self, $fd, $env, $body);
+        handle_request($self, $fd, $env, $body, @answer);
         if ($log) {
             $native ? $loop->log_request($env) : $log->request($env);
             $log->answers($self->{listeners}) if $answers;
@@ -272,38 +281,44 @@ sub _drain {
     }
 }
 
-# Runs the app for one request and sends its response.
+# Runs the app for one request and sends its response. Given RES and
+# CLEANUP, the loop has called the app (Kamado::Loop::serve): RES is its
+# response, CLEANUP its cleanup handlers as they were before it ran, and
+# SENT, when the loop wrote the response too, what write_response
+# returned; the rest is done here.
 sub handle_request {
-    my ($self, $fd, $env, $body_kind) = @_;
+    my ($self, $fd, $env, $body_kind, $res, $cleanup, @sent) = @_;
     my $loop = $self->{loop};
-    if ($body_kind) {
-        Kamado::Server::Input::start($self);
-        if ($self->{expect_to_app} && Kamado::Server::Input::expects_continue($env)) {
-            my $request = $loop->serving($fd);
-            $env->{'psgi.input'} = Kamado::DeferredInput->handle(
-                sub { Kamado::Server::Input::deferred_body($self, $fd, $env, $body_kind, $request) });
-            $env->{'psgix.input.buffered'} = 0;
-        } else {
-            # the server has answered any Expect itself (the loop holds
-            # the body, or the read sends the 100): none left to the app
-            delete $env->{HTTP_EXPECT};
-            Kamado::Server::Input::read_body($self, $fd, $env, $body_kind) or return;
+    if (@_ < 6) {
+        if ($body_kind) {
+            Kamado::Server::Input::start($self);
+            if ($self->{expect_to_app} && Kamado::Server::Input::expects_continue($env)) {
+                my $request = $loop->serving($fd);
+                $env->{'psgi.input'} = Kamado::DeferredInput->handle(
+                    sub { Kamado::Server::Input::deferred_body($self, $fd, $env, $body_kind, $request) });
+                $env->{'psgix.input.buffered'} = 0;
+            } else {
+                # the server has answered any Expect itself (the loop holds
+                # the body, or the read sends the 100): none left to the app
+                delete $env->{HTTP_EXPECT};
+                Kamado::Server::Input::read_body($self, $fd, $env, $body_kind) or return;
+            }
+        } elsif (!$env->{'psgi.input'}) {
+            # the loop gives the worker's empty input while it is open
+            $loop->empty_input($env->{'psgi.input'} = Kamado::Server::Input::empty($self));
         }
-    } elsif (!$env->{'psgi.input'}) {
-        # the loop gives the worker's empty input while it is open
-        $loop->empty_input($env->{'psgi.input'} = Kamado::Server::Input::empty($self));
-    }
-    upgradable($fd, $env) if exists $env->{HTTP_UPGRADE};
-    my $cleanup = $env->{'psgix.cleanup.handlers'};    # (the loop's, empty)
+        upgradable($fd, $env) if exists $env->{HTTP_UPGRADE};
+        $cleanup = $env->{'psgix.cleanup.handlers'};    # (the loop's, empty)
 
-    my $res = eval { $self->{app}->($env) };
+        $res = eval { $self->{app}->($env) };
+    }
     _forked() if Kamado::current_pid() != $self->{pid};
     stops_for($self, 'harakiri'), $self->stop if $env->{'psgix.harakiri.commit'};
     if ($body_kind && $self->{body_failed}) {
         # a deferred body failed: its 408/413/400 is sent, the app's answer is not
     } elsif (ref $res eq 'ARRAY' && @$res == 3 && ref $res->[2] eq 'ARRAY' && ref $res->[1] eq 'ARRAY') {
         # the common case, all in C; false but defined: a refused head
-        my $sent = Kamado::Loop::write_response($loop, $fd, @$res);
+        my $sent = @sent ? $sent[0] : Kamado::Loop::write_response($loop, $fd, @$res);
         # (a 101 is refused there: it is the upgrade's)
         $sent = upgrade($self, $fd, $env, $res) if defined $sent && !$sent && $env->{'psgix.io'} && $res->[0] eq '101';
         Kamado::Server::Errors::framing_error($self, $fd, $env, $sent)
@@ -385,6 +400,16 @@ the loop forgets it, and the handle is made blocking in a blocking worker
 (where the app runs the whole exchange, WebSocket say, inside its call);
 the writer the responder returns then does nothing. Any other response
 leaves the connection to the server, the handle unused.
+
+Without B<--max-reqs-per-child>, B<--max-worker-age>, B<--max-rss>,
+B<--request-timeout> and an access log made in Perl, the loop serves a
+plain request (no body, no C<Upgrade>) whose app answers
+C<[STATUS, [HEADERS], [BODY]]> with no cleanup handler all in C, the app
+called from there (L<Kamado::Loop>'s C<serve>); any other request is
+handed to this module at the point where the loop stopped, and served as
+before. An app that looks at its callers (C<caller>, a stack trace) sees
+C<Kamado::Server::run> and an eval frame where it saw
+C<handle_request>.
 
 An async worker is L<Kamado::Server::Async>, a subclass
 (C<< Kamado::Server->class_for(\%args) >> chooses).
