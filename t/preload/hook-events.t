@@ -3,7 +3,9 @@
 # to --worker-init that registers a worker_exit of its own, and off. Each
 # worker runs the start subs before it serves; the exit subs as it exits,
 # with 0 and --graceful-timeout after TERM, with 1 (and 0 s) on INT; a sub that
-# dies is logged and the worker serves anyway; --workers 0 emits both.
+# dies is logged and the worker serves anyway; without --worker-init, the
+# module's start subs and those an app loaded in each worker registers
+# run too; --workers 0 emits both.
 use strict;
 use warnings;
 use lib 't/lib';
@@ -73,6 +75,27 @@ unlink "$dir/events";
 $res = read_response($server->send_get('/'));
 like $res && $res->{body}, qr/\Astarted=\d+ pid=\d+\z/, 'a worker_start sub that dies: the worker serves anyway';
 like $server->log, qr/\[error\] worker \d+(?: \[\S+\])?: at worker start: the cache is cold$/m, 'and it is logged';
+is $server->stop, 0, 'stops cleanly';
+
+# without --worker-init: the start subs of a -M module still run, and
+# so do those an app loaded in each worker (--no-preload) registers
+unlink "$dir/events";
+$server = start_server(workers => 2, app => $app, args => ['-I', "$dir/lib", '-M', 'KamadoHookEvents']);
+
+sub started_twice {
+    my ($tag) = @_;
+    return eventually(sub {
+        grep({ /$tag$/ } events()) == 2;
+    });
+}
+ok started_twice('start'), 'no --worker-init: worker_start run in both workers' or diag join "\n", events();
+is $server->stop, 0, 'stops cleanly';
+unlink "$dir/events";
+my $hook = q{Kamado::Hooks->on(worker_start => sub { KamadoHookEvents::note(events => 'app-start') })};
+my $loads_hooks = "use KamadoHookEvents (); $hook; $app";
+$server = start_server(workers => 2, app => $loads_hooks, args => ['-I', "$dir/lib", '--no-preload']);
+ok started_twice('app-start'), '--no-preload: the start subs the app registers as each worker loads it run there'
+    or diag join "\n", events();
 is $server->stop, 0, 'stops cleanly';
 
 # --workers 0: the process itself emits both

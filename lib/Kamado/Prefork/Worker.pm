@@ -15,7 +15,7 @@ use Kamado::Server;
 # prepares for its workers before it forks them.
 
 # The keys of the generation's hash this module owns (see Kamado::Prefork).
-use constant FIELDS => qw(init servers names);
+use constant FIELDS => qw(init servers names starting);
 
 # A worker whose app cannot be loaded (--no-preload) exits with
 # LOAD_FAILED, one whose --worker-init dies with INIT_FAILED: the
@@ -58,6 +58,14 @@ sub setup {
     # (the generation's end: a worker holding it would never see the
     # pipe's reader gone)
     close $self->{notice_r} if $self->{notice_r};
+    # what serve does before it serves, found once here (in the template,
+    # for all its workers): whether start has anything to run (always when
+    # the worker loads the app, which may add hooks), whether the worker
+    # says it loaded, whether debug lines are logged
+    $self->{starting} = [
+        ($self->{init} || !$self->{app} || Kamado::Hooks->has('worker_start') ? 1 : 0),
+        says_loaded($self), Kamado::Log->enabled('debug') ? 1 : 0
+    ];
 }
 
 # The worker, set up: loads the app if it is not preloaded, runs start,
@@ -70,12 +78,11 @@ sub serve {
         Kamado::Log->error("worker can't load the app: " . ($@ =~ s/\s+\z//r));
         POSIX::_exit(LOAD_FAILED);
     };
-    start($self, sub {
-        Kamado::Log->error("worker $$: $_[0]");
-        POSIX::_exit(INIT_FAILED);
-    });
-    syswrite $notice, "loaded $$\n" if says_loaded($self);
-    if (Kamado::Log->enabled('debug')) {
+    # (what setup found: a worker that runs none of it writes no page)
+    my ($starts, $says_loaded, $debug) = $self->{starting}->@*;
+    start($self, \&_init_failed) if $starts;
+    syswrite $notice, "loaded $$\n" if $says_loaded;
+    if ($debug) {
         my $pool_name = $pool ? " for pool $self->{pools}[$pool - 1]{name}" : '';
         my $in_slot = defined $slot ? " in scoreboard slot $slot" : '';
         Kamado::Log->debug("worker of generation $self->{generation}$pool_name started$in_slot");
@@ -98,6 +105,12 @@ sub serve {
     };
     at_exit(0, $self->{graceful_timeout});
     POSIX::_exit($status);             # never run the generation's END blocks
+}
+
+# --worker-init died: the worker exits, saying why
+sub _init_failed {
+    Kamado::Log->error("worker $$: $_[0]");
+    POSIX::_exit(INIT_FAILED);
 }
 
 sub _stop {
