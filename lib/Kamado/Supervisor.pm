@@ -356,6 +356,7 @@ generations and replaces them on HUP
 
     kamado supervisor app.psgi          (this module: signals, generations)
      \_ kamado generation 1 app.psgi    (Kamado::Prefork: the app, workers)
+         \_ kamado template app.psgi    (Kamado::Prefork::Template: forks them)
          \_ kamado worker app.psgi
          \_ kamado worker app.psgi
 
