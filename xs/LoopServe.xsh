@@ -7,7 +7,7 @@ MODULE = Kamado    PACKAGE = Kamado::Loop
 PROTOTYPES: DISABLE
 
 void
-serve(Kamado::Loop self, int timeout_ms, SV *app, SV *stop, SV *idle, IV pid, SV *log, SV *call)
+serve(Kamado::Loop self, int timeout_ms, SV *app, SV *stop, SV *idle, IV pid, SV *log, SV *served_ref, IV budget, NV retire_at, SV *call)
 PPCODE:
 {
     /* Takes the next request, as next_request does; and, when call is
@@ -20,14 +20,22 @@ PPCODE:
      * handlers) after the app was called, or those and (what
      * write_response returned) after its response was written; or -1
      * when, after a request it served, a flag is set (the signals that
-     * came meanwhile dispatched first). */
-    SV *stopping;
+     * came meanwhile dispatched first); -2 when that request spent the
+     * budget (the scalar served_ref refers to counts the requests when
+     * budget is not 0), -3 when the wall clock is past retire_at (when
+     * not 0). */
+    SV *stopping, *count = NULL;
     GV *idle_gv;
     int served = 0, calls = SvTRUE(call), logs = SvTRUE(log);
     if (!SvROK(stop) || SvROK(SvRV(stop)) || !SvROK(idle) || !isGV_with_GP(SvRV(idle)))
         croak("Kamado::Loop::serve: stop must be a scalar reference, idle a glob reference");
     stopping = SvRV(stop);
     idle_gv = (GV *)SvRV(idle);
+    if (budget > 0) {
+        if (!SvROK(served_ref) || SvROK(SvRV(served_ref)))
+            croak("Kamado::Loop::serve: served must be a scalar reference");
+        count = SvRV(served_ref);
+    }
     PUTBACK;
     for (;; served++) {
         kd_conn *c;
@@ -87,6 +95,14 @@ PPCODE:
                  * request */
                 SvREFCNT_dec(env_rv);
                 env_done(aTHX_ self);
+                if (count) {
+                    IV n = SvIV(count) + 1;
+                    sv_setiv(count, n);
+                    if (n >= budget)
+                        XSRETURN_IV(-2);
+                }
+                if (retire_at > 0 && kd_wall() >= retire_at)
+                    XSRETURN_IV(-3);
                 continue;
             }
         }

@@ -143,7 +143,7 @@ C<psgix.cleanup.handlers> array, and, when the request has no body and
 C<empty_input> gave a handle that is still open, that handle as
 C<psgi.input>.
 
-=item serve(TIMEOUT_MS, APP, \$STOP, \*IDLE, PID, LOG, CALL)
+=item serve(TIMEOUT_MS, APP, \$STOP, \*IDLE, PID, LOG, \$SERVED, BUDGET, RETIRE_AT, CALL)
 
 C<next_request(TIMEOUT_MS)> when CALL is false. When it is true, the
 worker's request cycle for the plain requests, with APP called from C so
@@ -156,6 +156,10 @@ writes whole with no cleanup handler left to run, the access-log line is
 made (LOG true: the format C<access_log> made), the env is done
 (C<env_done>), the signals that came are dispatched, and the next
 request follows unless $STOP or the scalar of the glob IDLE is true.
+With BUDGET (not 0) each request it serves adds one to $SERVED, and it
+returns -2 once $SERVED reaches BUDGET; with RETIRE_AT (not 0, a time as
+C<Time::HiRes::time> gives it) it returns -3 after a request it served
+once that time has come.
 Returns C<next_request>'s values for a request it did not call APP for;
 those and C<(RESPONSE, CLEANUP)>, the answer and the cleanup handlers'
 array as it was before the call (with C<$@> as the eval left it), when

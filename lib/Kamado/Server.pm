@@ -173,13 +173,17 @@ sub run {
     # the app, wrapped to start the clock and answer 504 (see Kamado::Server::Limits)
     local $self->{app} = Kamado::Server::Limits::timed_app($self, $self->{app}) if $timeout;
     my $limited = $budget || $max_kb || $retire_at || $timeout;
-    # without limits to check after each request or an access log made in
-    # Perl, the loop serves the plain requests itself, calling the app
-    # from C, and gives this loop the others where it stops (while
-    # children are reaped, it only takes the next request, as next_request)
-    my $in_c = !$limited && (!$log || $native);
-    my @serve = ($loop, 1000, $self->{app}, \$self->{stopping}, \*IDLE_CHLD, $self->{pid}, $native);
     my $served = 0;
+    # without --max-rss or --request-timeout (checked after each request)
+    # or an access log made in Perl, the loop serves the plain requests
+    # itself, calling the app from C and counting them against the budget
+    # and the age, and gives this loop the others where it stops (while
+    # children are reaped, it only takes the next request, as next_request)
+    my $in_c = !$max_kb && !$timeout && (!$log || $native);
+    my @serve = (
+        $loop, 1000, $self->{app}, \$self->{stopping}, \*IDLE_CHLD, $self->{pid}, $native,
+        \$served, $budget || 0, $retire_at || 0
+    );
     my ($why, $chld);
     while (!$self->{stopping}) {
         # (SIGCHLD caught while it waits, when children are to be reaped)
@@ -190,7 +194,10 @@ sub run {
         my ($fd, $env, $body, $answers, @answer) =
             $in_c ? Kamado::Loop::serve(@serve, !defined $chld) : Kamado::Loop::next_request($loop, 1000);
         if (!$env) {
-            next if defined $fd;    # (serve: requests served, then a flag set)
+            # (serve: requests served, then a flag set, the budget spent or
+            # the age reached)
+            last if defined $fd && $fd < -1 && ($why = $fd == -2 ? 'max_requests' : 'max_age');
+            next if defined $fd;
             ($SIG{CHLD}, $chld) = ($chld, undef) if defined $chld && !$IDLE_CHLD;
             $self->{on_tick}->() if $self->{on_tick};
             $log->idle($self->{listeners}) if $log;
@@ -401,11 +408,11 @@ the loop forgets it, and the handle is made blocking in a blocking worker
 the writer the responder returns then does nothing. Any other response
 leaves the connection to the server, the handle unused.
 
-Without B<--max-reqs-per-child>, B<--max-worker-age>, B<--max-rss>,
-B<--request-timeout> and an access log made in Perl, the loop serves a
-plain request (no body, no C<Upgrade>) whose app answers
-C<[STATUS, [HEADERS], [BODY]]> with no cleanup handler all in C, the app
-called from there (L<Kamado::Loop>'s C<serve>); any other request is
+Without B<--max-rss>, B<--request-timeout> and an access log made in
+Perl, the loop serves a plain request (no body, no C<Upgrade>) whose app
+answers C<[STATUS, [HEADERS], [BODY]]> with no cleanup handler all in C,
+the app called from there (L<Kamado::Loop>'s C<serve>), and counts it
+against B<--max-reqs-per-child> and B<--max-worker-age>; any other request is
 handed to this module at the point where the loop stopped, and served as
 before. An app that looks at its callers (C<caller>, a stack trace) sees
 C<Kamado::Server::run> and an eval frame where it saw
