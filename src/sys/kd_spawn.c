@@ -41,6 +41,8 @@ static int32_t spawn_orphan(int deathsig)
     sigfillset(&all);
     sigprocmask(SIG_BLOCK, &all, &old);
     first = fork();
+    if (first < 0)
+        pid = -errno;
     if (first == 0) {
         pid_t worker;
         close(sv[0]);
@@ -65,9 +67,7 @@ static int32_t spawn_orphan(int deathsig)
         return 0;
     }
     close(sv[1]);
-    if (first < 0) {
-        pid = -errno;
-    } else {
+    if (first > 0) {
         if (!spawn_io(sv[0], &pid, sizeof pid, 0))
             pid = -ECHILD;
         while (waitpid(first, NULL, 0) < 0 && errno == EINTR)
