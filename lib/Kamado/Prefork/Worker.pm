@@ -220,6 +220,9 @@ Kamado::Prefork::Worker - a worker's life, from its fork to its exit
     Kamado::Prefork::Worker::before_fork($prefork);
     # in the child just forked: never returns
     Kamado::Prefork::Worker::main($prefork, $generation_pid, $mask, $slot, $pool);
+    # or in two steps: setup once in the template, serve in each worker
+    Kamado::Prefork::Worker::setup($prefork, $generation_pid, $mask);
+    Kamado::Prefork::Worker::serve($prefork, $slot, $pool);    # never returns
 
 =head1 DESCRIPTION
 
@@ -233,6 +236,13 @@ before the fork, given what is the worker's own) until it stops;
 then it emits L<Kamado::Hooks>' C<worker_exit> (with
 C<graceful_timeout>, the seconds the app's own shutdown handlers may
 take) and exits without running END blocks.
+
+C<main> is C<setup> (the name, the log role, the signal handlers, the
+parent-death signal, and what C<serve> is to check: whether C<start> has
+anything to run, whether to say C<loaded>, whether debug lines are
+logged) then C<serve> (the rest). L<Kamado::Prefork::Template> runs
+C<setup> once and C<serve> in each worker it forks, so that the workers
+share the pages C<setup> writes.
 
 C<start> emits L<Kamado::Hooks>' C<worker_start> and runs the
 C<--worker-init> hook, which C<before_fork> compiles in the generation
