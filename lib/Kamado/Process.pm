@@ -60,12 +60,12 @@ sub fork_signals_blocked {
     return ($pid, $old);
 }
 
-# In a child, once its handlers are set: the signal mask back (unless it
-# has it already), and TERM when $parent dies (a child must not outlive a
-# parent killed with KILL); it exits at once if $parent died before that.
+# In a child, once its handlers are set: the signal mask back, and TERM
+# when $parent dies (a child must not outlive a parent killed with KILL);
+# it exits at once if $parent died before that.
 sub started {
     my ($parent, $mask) = @_;
-    POSIX::sigprocmask(POSIX::SIG_SETMASK(), $mask) if $mask;
+    POSIX::sigprocmask(POSIX::SIG_SETMASK(), $mask);
     Kamado::set_parent_death_signal(POSIX::SIGTERM());
     POSIX::_exit(0) if getppid != $parent;
 }
@@ -183,8 +183,7 @@ C<stop> and C<now>).
 =item fork_signals_blocked
 
 C<fork> with the table's signals blocked; returns the pid and the mask
-from before, which the child restores with C<started($parent, $mask)>
-(without C<$mask>, C<started> leaves the mask as it is).
+from before, which the child restores with C<started($parent, $mask)>.
 
 =item read_waiting($fh)
 
