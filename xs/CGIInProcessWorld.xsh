@@ -116,11 +116,9 @@ CODE:
     static pid_t owner;
     static int from = -1;
     U32 seed = 0;
-    if (!kd_pid)
-        kd_pid = getpid();
-    if (owner != kd_pid || from != fd) {
+    if (owner != kd_current_pid() || from != fd) {
         len = pos = 0;
-        owner = kd_pid;
+        owner = kd_current_pid();
         from = fd;
     }
     if (len - pos < sizeof seed) {

@@ -81,10 +81,8 @@ PPCODE:
         PUTBACK;
         FREETMPS;
         LEAVE;
-        if (!kd_pid)
-            kd_pid = getpid();
         sent = -2;                    /* (not written) */
-        if (kd_pid == (pid_t)pid && !harakiri(aTHX_ env) && common_response(aTHX_ res, &status, &headers, &body)) {
+        if (kd_current_pid() == (pid_t)pid && !harakiri(aTHX_ env) && common_response(aTHX_ res, &status, &headers, &body)) {
             sent = respond(aTHX_ self, serving_conn(aTHX_ self, fd), status, headers, body);
             if (sent == KD_SENT_OK && plain_av(cleanup) && AvFILLp((AV *)SvRV(cleanup)) < 0) {
                 SvREFCNT_dec(res);

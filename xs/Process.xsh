@@ -84,9 +84,7 @@ IV
 current_pid()
 CODE:
     /* (noted, and forgotten in a forked child: xs/timers.c) */
-    if (!kd_pid)
-        kd_pid = getpid();
-    RETVAL = (IV)kd_pid;
+    RETVAL = (IV)kd_current_pid();
 OUTPUT:
     RETVAL
 

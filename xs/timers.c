@@ -31,6 +31,14 @@ kd_after_fork(void)
     kd_pid = 0;
 }
 
+/* kd_pid, noted at its first use in this process */
+static pid_t kd_current_pid(void)
+{
+    if (!kd_pid)
+        kd_pid = getpid();
+    return kd_pid;
+}
+
 /* Arms the soft and hard timers SOFT and HARD seconds from now (0: off);
  * 0 with errno set if that failed. */
 static int
