@@ -114,8 +114,7 @@ PPCODE:
         mPUSHs(res);
         mPUSHs(cleanup);
         if (sent != -2)
-            PUSHs(sent == KD_SENT_OK ? &PL_sv_yes : sent == KD_SENT_REFUSED ? &PL_sv_no :
-                  sent == KD_SENT_GONE ? &PL_sv_undef : sv_2mortal(newSViv(sent)));
+            PUSHs(sent_sv(aTHX_ sent));
         PUTBACK;
         return;
     }

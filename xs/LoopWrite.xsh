@@ -14,14 +14,9 @@ PPCODE:
      * (BODY_MISMATCH when the body did not match its Content-Length:
      * framing_error says how), false for a refused head (nothing
      * written), undef if the client went away */
-    int sent = respond(aTHX_ self, serving_conn(aTHX_ self, fd), status, headers, body);
-    if (sent == KD_SENT_GONE)
-        XSRETURN_UNDEF;              /* $! says why */
-    if (sent == KD_SENT_REFUSED)
-        XSRETURN_NO;
-    if (sent == KD_BODY_MISMATCH)
-        XSRETURN_IV(KD_BODY_MISMATCH);
-    XSRETURN_YES;
+    SV *sent = sent_sv(aTHX_ respond(aTHX_ self, serving_conn(aTHX_ self, fd), status, headers, body));
+    ST(0) = sent;                    /* (after the call: it may move the stack) */
+    XSRETURN(1);
 }
 
 void

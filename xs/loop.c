@@ -343,3 +343,17 @@ static int respond(pTHX_ kd_xs *x, kd_conn *c, SV *status, AV *headers, AV *body
         return KD_SENT_GONE;
     return x->framing_error ? KD_BODY_MISMATCH : KD_SENT_OK;
 }
+
+/* What respond returned, as write_response returns it: true, false for
+ * a refused head, undef when the client went away ($! says why), or
+ * BODY_MISMATCH. */
+static SV *sent_sv(pTHX_ int sent)
+{
+    if (sent == KD_SENT_OK)
+        return &PL_sv_yes;
+    if (sent == KD_SENT_REFUSED)
+        return &PL_sv_no;
+    if (sent == KD_SENT_GONE)
+        return &PL_sv_undef;
+    return sv_2mortal(newSViv(sent));
+}
